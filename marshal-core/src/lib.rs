@@ -1,0 +1,24 @@
+//! Core of the `marshal` framework: what every wire format shares.
+//!
+//! - [`SizeClass`]: compile-time size classes (Flick §3.1);
+//! - [`Error`]: one error type with field path and byte offset;
+//! - [`Writer`] / [`Reader`]: cursors with one capacity or length check per fixed segment;
+//! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
+//! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable).
+//!
+//! Applications use the `marshal` facade crate; this crate is for wire-format crates.
+
+pub mod array;
+pub mod error;
+pub mod flat;
+pub mod reader;
+pub mod size_class;
+
+pub mod swap;
+pub mod writer;
+
+pub use error::{Error, ErrorKind, Segment};
+pub use flat::Flat;
+pub use reader::Reader;
+pub use size_class::SizeClass;
+pub use writer::{Writer, DEFAULT_MAX_DEPTH};

@@ -1,0 +1,270 @@
+//! `Reader`: a bounds-checked cursor over the input that decoders borrow from.
+//!
+//! A fixed segment is read through [`Reader::chunk`]: one length check, then a sub-reader of
+//! constant length whose reads need no further checks once inlined.
+
+use core::mem::MaybeUninit;
+
+use crate::error::{Error, ErrorKind};
+use crate::flat::{uninit_bytes_of, Flat};
+use crate::swap;
+use crate::writer::DEFAULT_MAX_DEPTH;
+
+/// Cursor over the input.
+#[derive(Debug, Clone)]
+pub struct Reader<'de> {
+    buf: &'de [u8],
+    pos: usize,
+    /// Offset of `buf[0]` in the whole message.
+    base: usize,
+    depth: u32,
+}
+
+impl<'de> Reader<'de> {
+    /// A reader over `buf`, which sits at `base` in the message.
+    pub fn new(buf: &'de [u8], base: usize) -> Self {
+        Reader {
+            buf,
+            pos: 0,
+            base,
+            depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Offset of the next byte in the whole message.
+    #[inline(always)]
+    pub fn position(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// Bytes left.
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// The bytes left, without consuming them.
+    #[inline(always)]
+    pub fn rest(&self) -> &'de [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// An error of `kind` at the current position.
+    #[cold]
+    pub fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind, self.position())
+    }
+
+    /// An error of `kind` at `back` bytes before the current position (the start of a value
+    /// just read).
+    #[cold]
+    pub fn error_back(&self, back: usize, kind: ErrorKind) -> Error {
+        Error::new(kind, self.position().saturating_sub(back))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn eof(&self, needed: usize) -> Error {
+        self.error(ErrorKind::UnexpectedEnd {
+            needed,
+            remaining: self.remaining(),
+        })
+    }
+
+    /// The next `n` bytes, borrowed from the input.
+    #[inline(always)]
+    pub fn take(&mut self, n: usize) -> Result<&'de [u8], Error> {
+        if n > self.buf.len() - self.pos {
+            return Err(self.eof(n));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// The next `N` bytes as an array (one primitive).
+    #[inline(always)]
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let s = self.take(N)?;
+        Ok(s.try_into().expect("take(N) has length N"))
+    }
+
+    /// The next `N` bytes without consuming them.
+    #[inline(always)]
+    pub fn peek_array<const N: usize>(&self) -> Result<[u8; N], Error> {
+        match self.buf.get(self.pos..self.pos + N) {
+            Some(s) => Ok(s.try_into().expect("length N")),
+            None => Err(self.eof(N)),
+        }
+    }
+
+    /// Skips `n` bytes that must all be zero (padding).
+    #[inline]
+    pub fn zeros(&mut self, n: usize) -> Result<(), Error> {
+        let s = self.take(n)?;
+        if s.iter().any(|&b| b != 0) {
+            return Err(self.error_back(n, ErrorKind::NonZeroPadding));
+        }
+        Ok(())
+    }
+
+    /// Runs `f` on a sub-reader over exactly the next `n` bytes (a fixed segment): one length
+    /// check here, none inside once inlined. Consumes what `f` consumed.
+    #[inline(always)]
+    pub fn chunk<R>(
+        &mut self,
+        n: usize,
+        f: impl FnOnce(&mut Reader<'de>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let base = self.position();
+        let buf = self.take(n)?;
+        let mut sub = Reader {
+            buf,
+            pos: 0,
+            base,
+            depth: self.depth,
+        };
+        let r = f(&mut sub)?;
+        // Give back what the segment did not consume (none, for a real fixed segment).
+        self.pos -= n - sub.pos;
+        Ok(r)
+    }
+
+    /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the
+    /// bytes of every word. Fails before allocating if the input does not hold them.
+    pub fn flat_vec<T>(&mut self, n: usize, proof: Flat<T>, swap: bool) -> Result<Vec<T>, Error> {
+        let bytes = match n.checked_mul(core::mem::size_of::<T>()) {
+            Some(b) if b <= self.remaining() => b,
+            _ => {
+                return Err(self.error(ErrorKind::LengthExceedsInput {
+                    len: n as u64,
+                    remaining: self.remaining(),
+                }))
+            }
+        };
+        let src = self.take(bytes)?;
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        fill_flat(&mut v.spare_capacity_mut()[..n], src, proof, swap);
+        // SAFETY: `n <= capacity`, and `fill_flat` initialised all `n` elements: it wrote every
+        // one of their `size_of::<T>() * n` bytes, and `Flat<T>` proves any bytes form a valid T.
+        unsafe { v.set_len(n) };
+        Ok(v)
+    }
+
+    /// Reads `N` flat values into an array (same rules as [`Reader::flat_vec`]).
+    pub fn flat_array<T, const N: usize>(
+        &mut self,
+        proof: Flat<T>,
+        swap: bool,
+    ) -> Result<[T; N], Error> {
+        let src = self.take(N * core::mem::size_of::<T>())?;
+        let mut arr: [MaybeUninit<T>; N] = [const { MaybeUninit::uninit() }; N];
+        fill_flat(&mut arr, src, proof, swap);
+        // SAFETY: every byte of `arr` was written by `fill_flat`, and `Flat<T>` proves any
+        // bytes form a valid `T`; `[MaybeUninit<T>; N]` and `[T; N]` have the same layout.
+        Ok(unsafe { core::mem::transmute_copy::<[MaybeUninit<T>; N], [T; N]>(&arr) })
+    }
+
+    /// Enters one level of nesting, failing beyond the limit.
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), Error> {
+        match self.depth.checked_sub(1) {
+            Some(d) => {
+                self.depth = d;
+                Ok(())
+            }
+            None => Err(self.error(ErrorKind::DepthLimit {
+                limit: DEFAULT_MAX_DEPTH,
+            })),
+        }
+    }
+
+    /// Leaves one level of nesting.
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth += 1;
+    }
+
+    /// Fails if any input is left.
+    pub fn finish(&self) -> Result<(), Error> {
+        match self.remaining() {
+            0 => Ok(()),
+            count => Err(self.error(ErrorKind::TrailingBytes { count })),
+        }
+    }
+}
+
+/// Fills `dst` from `src` (`src.len()` is `dst`'s size in bytes), swapping words if asked.
+#[inline]
+fn fill_flat<T>(dst: &mut [MaybeUninit<T>], src: &[u8], proof: Flat<T>, swap: bool) {
+    let d = uninit_bytes_of(dst, proof);
+    match (swap, proof.width()) {
+        (false, _) | (true, 1) => swap::copy(d, src),
+        (true, 2) => swap::copy_swap2(d, src),
+        (true, 4) => swap::copy_swap4(d, src),
+        (true, _) => swap::copy_swap8(d, src),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_errors_with_offsets() {
+        let data = [0, 0, 0, 5, 1, 2, 3, 4, 0, 1];
+        let mut r = Reader::new(&data, 100);
+        assert_eq!(r.array::<4>().unwrap(), [0, 0, 0, 5]);
+        let v = r
+            .chunk(4, |c| Ok((c.array::<2>()?, c.array::<2>()?)))
+            .unwrap();
+        assert_eq!(v, ([1, 2], [3, 4]));
+        assert_eq!(r.position(), 108);
+        let e = r.take(3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of input: needed 3 bytes, 2 remain at offset 108"
+        );
+        let e = r.zeros(2).unwrap_err();
+        assert_eq!(e.offset(), Some(108));
+        let e = r.take(3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of input: needed 3 bytes, 0 remain at offset 110"
+        );
+        assert!(r.finish().is_ok());
+        assert!(Reader::new(&[1], 0).finish().is_err());
+    }
+
+    #[test]
+    fn flat_paths() {
+        let data = [0u8, 0, 0, 1, 0, 0, 0, 2, 9];
+        let mut r = Reader::new(&data, 0);
+        let v: Vec<u32> = r
+            .flat_vec(2, Flat::<u32>::PRIMITIVE, cfg!(target_endian = "little"))
+            .unwrap();
+        assert_eq!(v, [1, 2]);
+        let mut r = Reader::new(&data, 0);
+        let a: [u32; 2] = r
+            .flat_array(Flat::<u32>::PRIMITIVE, cfg!(target_endian = "little"))
+            .unwrap();
+        assert_eq!(a, [1, 2]);
+        // A huge count fails before allocating.
+        let mut r = Reader::new(&data, 0);
+        assert!(r
+            .flat_vec::<u64>(usize::MAX / 4, Flat::<u64>::PRIMITIVE, true)
+            .is_err());
+        assert!(r.flat_vec::<u64>(2, Flat::<u64>::PRIMITIVE, true).is_err());
+    }
+
+    #[test]
+    fn depth() {
+        let mut r = Reader::new(&[], 0);
+        for _ in 0..DEFAULT_MAX_DEPTH {
+            r.enter().unwrap();
+        }
+        assert!(r.enter().is_err());
+        r.leave();
+        assert!(r.enter().is_ok());
+    }
+}

@@ -1,0 +1,311 @@
+//! `Writer`: a cursor over uninitialised output whose safe API can only initialise.
+//!
+//! Encoding is two passes: the exact encoded length is computed first (constant for fixed
+//! types), the output reserved **once**, then the value written. Every write appends, so the
+//! bytes `[0, pos)` are always initialised and a sink may expose exactly `pos` bytes.
+//!
+//! A fixed segment (Flick §3.1) is written through [`Writer::chunk`]: one capacity check, then a
+//! sub-writer whose length is a compile-time constant, so after inlining every per-field check
+//! inside it folds away and the fields land at constant offsets.
+
+use core::mem::MaybeUninit;
+
+use crate::error::{Error, ErrorKind};
+use crate::flat::{bytes_of, Flat};
+use crate::swap;
+
+/// Default nesting limit for encoding and decoding recursive types.
+pub const DEFAULT_MAX_DEPTH: u32 = 128;
+
+/// Append-only cursor over an output region.
+#[derive(Debug)]
+pub struct Writer<'a> {
+    buf: &'a mut [MaybeUninit<u8>],
+    /// Bytes `[0, pos)` of `buf` are initialised.
+    pos: usize,
+    /// Offset of `buf[0]` in the whole message (error offsets, stream-relative alignment).
+    base: usize,
+    /// Nesting still allowed.
+    depth: u32,
+}
+
+impl<'a> Writer<'a> {
+    /// A writer over `buf`, positioned at its start, which sits at `base` in the message.
+    pub fn new(buf: &'a mut [MaybeUninit<u8>], base: usize) -> Self {
+        Writer {
+            buf,
+            pos: 0,
+            base,
+            depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Offset of the next byte in the whole message.
+    #[inline(always)]
+    pub fn position(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// Bytes written so far by this writer.
+    #[inline(always)]
+    pub fn written(&self) -> usize {
+        self.pos
+    }
+
+    /// Room left.
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn overflow(&self, needed: usize) -> Error {
+        Error::new(
+            ErrorKind::LengthMismatch {
+                announced: self.base + self.buf.len(),
+                written: self.position().saturating_add(needed),
+            },
+            self.position(),
+        )
+    }
+
+    /// An error of `kind` at the current position.
+    #[cold]
+    pub fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind, self.position())
+    }
+
+    /// The next `n` bytes of room, or an error if there is not enough.
+    #[inline(always)]
+    fn room(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], Error> {
+        if n > self.buf.len() - self.pos {
+            return Err(self.overflow(n));
+        }
+        Ok(&mut self.buf[self.pos..self.pos + n])
+    }
+
+    /// Appends a fixed-size byte array (one primitive).
+    #[inline(always)]
+    pub fn put<const N: usize>(&mut self, bytes: [u8; N]) -> Result<(), Error> {
+        let dst: &mut [MaybeUninit<u8>; N] =
+            self.room(N)?.try_into().expect("room(N) has length N");
+        *dst = bytes.map(MaybeUninit::new);
+        self.pos += N;
+        Ok(())
+    }
+
+    /// Appends `src` (one copy).
+    #[inline]
+    pub fn put_slice(&mut self, src: &[u8]) -> Result<(), Error> {
+        swap::copy(self.room(src.len())?, src);
+        self.pos += src.len();
+        Ok(())
+    }
+
+    /// Appends `n` zero bytes.
+    #[inline]
+    pub fn put_zeros(&mut self, n: usize) -> Result<(), Error> {
+        self.room(n)?.fill(MaybeUninit::new(0));
+        self.pos += n;
+        Ok(())
+    }
+
+    /// Appends flat values: one copy when `swap` is false, else one pass that reverses the
+    /// bytes of every word.
+    #[inline]
+    pub fn put_flat<T>(&mut self, items: &[T], proof: Flat<T>, swap: bool) -> Result<(), Error> {
+        let src = bytes_of(items, proof);
+        let dst = self.room(src.len())?;
+        match (swap, proof.width()) {
+            (false, _) | (true, 1) => swap::copy(dst, src),
+            (true, 2) => swap::copy_swap2(dst, src),
+            (true, 4) => swap::copy_swap4(dst, src),
+            (true, _) => swap::copy_swap8(dst, src),
+        }
+        self.pos += src.len();
+        Ok(())
+    }
+
+    /// Runs `f` on a sub-writer of exactly `n` bytes of room (a fixed segment): one capacity
+    /// check here, then `f`'s writes need none once inlined, because the sub-writer's length is
+    /// the constant `n`. The bytes `f` writes are committed to `self`.
+    #[inline(always)]
+    pub fn chunk<R>(
+        &mut self,
+        n: usize,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let base = self.position();
+        let depth = self.depth;
+        let mut sub = Writer {
+            buf: self.room(n)?,
+            pos: 0,
+            base,
+            depth,
+        };
+        let r = f(&mut sub)?;
+        // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
+        self.pos += sub.pos;
+        Ok(r)
+    }
+
+    /// Enters one level of nesting (recursive types), failing beyond the limit.
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), Error> {
+        match self.depth.checked_sub(1) {
+            Some(d) => {
+                self.depth = d;
+                Ok(())
+            }
+            None => Err(self.error(ErrorKind::DepthLimit {
+                limit: DEFAULT_MAX_DEPTH,
+            })),
+        }
+    }
+
+    /// Leaves one level of nesting.
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth += 1;
+    }
+}
+
+/// Appends an encoding of exactly `len` bytes to `out`: reserves once, lets `f` write, checks
+/// that `f` wrote exactly `len` bytes, and only then makes them part of `out`. On error `out`
+/// is left as it was.
+pub fn append_to_vec(
+    out: &mut Vec<u8>,
+    len: usize,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    out.reserve(len);
+    let start = out.len();
+    let spare = &mut out.spare_capacity_mut()[..len];
+    let mut w = Writer::new(spare, 0);
+    f(&mut w)?;
+    if w.pos != len {
+        return Err(Error::without_offset(ErrorKind::LengthMismatch {
+            announced: len,
+            written: w.pos,
+        }));
+    }
+    // SAFETY: `len <= capacity - start` (reserved above). The writer only ever advances `pos`
+    // over bytes it has written (every `Writer` method initialises before it advances, and a
+    // chunk commits only what its sub-writer initialised), and `pos == len`, so the `len`
+    // bytes after `start` are initialised.
+    unsafe { out.set_len(start + len) };
+    Ok(())
+}
+
+/// Writes an encoding of exactly `len` bytes into a `BufMut`: one `chunk_mut` call; if that
+/// chunk is large enough the bytes are written in place and committed with one `advance_mut`,
+/// otherwise they are encoded into a temporary vector and handed over with one `put_slice`.
+pub fn write_to_buf_mut<B: bytes::BufMut + ?Sized>(
+    buf: &mut B,
+    len: usize,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if buf.remaining_mut() < len {
+        return Err(Error::without_offset(ErrorKind::Custom(format!(
+            "output buffer has room for {} bytes, the encoding needs {len}",
+            buf.remaining_mut()
+        ))));
+    }
+    let chunk = buf.chunk_mut();
+    if chunk.len() >= len {
+        // SAFETY: `as_uninit_slice_mut` requires that we never write uninitialised bytes into
+        // the slice; the `Writer` writes only initialised values.
+        let spare = unsafe { chunk.as_uninit_slice_mut() };
+        let mut w = Writer::new(&mut spare[..len], 0);
+        f(&mut w)?;
+        if w.pos != len {
+            return Err(Error::without_offset(ErrorKind::LengthMismatch {
+                announced: len,
+                written: w.pos,
+            }));
+        }
+        // SAFETY: the first `len` bytes of the current chunk were initialised by the writer
+        // (see `append_to_vec`), and `len <= chunk.len()`.
+        unsafe { buf.advance_mut(len) };
+        Ok(())
+    } else {
+        let mut tmp = Vec::with_capacity(len);
+        append_to_vec(&mut tmp, len, f)?;
+        buf.put_slice(&tmp);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_and_commits_exactly() {
+        let mut out = vec![9u8];
+        append_to_vec(&mut out, 10, |w| {
+            w.put([1, 2])?;
+            w.chunk(4, |c| {
+                c.put([3])?;
+                c.put_zeros(3)
+            })?;
+            w.put_slice(&[4, 5])?;
+            w.put_flat(
+                &[0x0607u16],
+                Flat::<u16>::PRIMITIVE,
+                cfg!(target_endian = "little"),
+            )
+        })
+        .unwrap();
+        assert_eq!(out, [9, 1, 2, 3, 0, 0, 0, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn short_or_long_writes_are_errors_not_exposure() {
+        let mut out = Vec::new();
+        let e = append_to_vec(&mut out, 4, |w| w.put([1, 2])).unwrap_err();
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::LengthMismatch {
+                announced: 4,
+                written: 2
+            }
+        ));
+        assert!(out.is_empty());
+        let e = append_to_vec(&mut out, 1, |w| w.put([1, 2])).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }));
+        let e = append_to_vec(&mut out, 2, |w| w.chunk(3, |_| Ok(()))).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn depth_limit() {
+        let mut out = Vec::new();
+        let e = append_to_vec(&mut out, 0, |w| {
+            for _ in 0..=DEFAULT_MAX_DEPTH {
+                w.enter()?;
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::DepthLimit { .. }));
+    }
+
+    #[test]
+    fn buf_mut_in_place_and_fallback() {
+        // In place: a Vec with room gives one chunk large enough.
+        let mut v: Vec<u8> = Vec::with_capacity(64);
+        write_to_buf_mut(&mut v, 3, |w| w.put([1, 2, 3])).unwrap();
+        assert_eq!(v, [1, 2, 3]);
+        // Fallback: a chunk smaller than the encoding.
+        let mut v: Vec<u8> = Vec::new();
+        write_to_buf_mut(&mut v, 200, |w| w.put_zeros(200)).unwrap();
+        assert_eq!(v.len(), 200);
+        // A limited BufMut without room.
+        let mut arr = [0u8; 2];
+        let mut s: &mut [u8] = &mut arr;
+        assert!(write_to_buf_mut(&mut s, 3, |w| w.put([1, 2, 3])).is_err());
+    }
+}

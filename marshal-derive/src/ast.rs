@@ -1,0 +1,242 @@
+//! The typed model of a type given to the derive: parsed once, checked, then generated from.
+
+use proc_macro2::Span;
+use quote::format_ident;
+use syn::spanned::Spanned;
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+
+pub struct Container<'a> {
+    pub ident: &'a syn::Ident,
+    pub generics: &'a syn::Generics,
+    pub data: Data<'a>,
+}
+
+pub enum Data<'a> {
+    Struct(Fields<'a>),
+    /// All variants are units with no `#[marshal]` attributes: an XDR `enum`.
+    CEnum(Vec<&'a syn::Ident>),
+    /// A discriminated union.
+    Union(Vec<Variant<'a>>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Named,
+    Tuple,
+    Unit,
+}
+
+pub struct Fields<'a> {
+    pub style: Style,
+    pub fields: Vec<Field<'a>>,
+    /// The last field is `Option<Box<Self>>`: a tail-recursive optional-data list, encoded and
+    /// decoded iteratively.
+    pub tail_link: bool,
+}
+
+pub struct Field<'a> {
+    /// `self.name` or `self.0`.
+    pub member: syn::Member,
+    /// A local binding for the field when matched or constructed.
+    pub binding: syn::Ident,
+    /// The name used in error paths.
+    pub name: String,
+    pub ty: &'a syn::Type,
+    pub attrs: attr::Field,
+}
+
+pub struct Variant<'a> {
+    pub ident: &'a syn::Ident,
+    pub tag: i32,
+    pub tag_span: Span,
+    pub fields: Fields<'a>,
+    /// The `default:` arm: its first field is the discriminant, the optional second the body.
+    pub is_default: bool,
+}
+
+impl<'a> Container<'a> {
+    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Self> {
+        attr::container(cx, input);
+        let data = match &input.data {
+            syn::Data::Struct(s) => {
+                Data::Struct(Fields::from_ast(cx, &s.fields, Some(&input.ident)))
+            }
+            syn::Data::Enum(e) => enum_from_ast(cx, input, e)?,
+            syn::Data::Union(u) => {
+                cx.error_spanned_by(
+                    u.union_token,
+                    "Marshal cannot be derived for a Rust `union`; use an enum with data for an XDR union",
+                );
+                return None;
+            }
+        };
+        Some(Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            data,
+        })
+    }
+}
+
+fn enum_from_ast<'a>(
+    cx: &Ctxt,
+    input: &'a syn::DeriveInput,
+    e: &'a syn::DataEnum,
+) -> Option<Data<'a>> {
+    if e.variants.is_empty() {
+        cx.error_spanned_by(
+            &input.ident,
+            "Marshal cannot be derived for an enum with no variants",
+        );
+        return None;
+    }
+    let attrs: Vec<attr::Variant> = e
+        .variants
+        .iter()
+        .map(|v| attr::Variant::from_ast(cx, v))
+        .collect();
+    let c_like = e
+        .variants
+        .iter()
+        .all(|v| matches!(v.fields, syn::Fields::Unit))
+        && attrs.iter().all(|a| a.tag.is_none() && a.default.is_none());
+    if c_like {
+        return Some(Data::CEnum(e.variants.iter().map(|v| &v.ident).collect()));
+    }
+    let mut variants = Vec::new();
+    for (i, (v, a)) in e.variants.iter().zip(attrs).enumerate() {
+        if let Some((_, expr)) = &v.discriminant {
+            cx.error_spanned_by(
+                expr,
+                "a union arm's discriminant is given with `#[marshal(tag = N)]`",
+            );
+        }
+        let fields = Fields::from_ast(cx, &v.fields, None);
+        let is_default = a.default.is_some();
+        if let Some(span) = a.default {
+            if let Some(t) = a.tag {
+                cx.syn_error(syn::Error::new(
+                    t.span,
+                    "the `default` arm takes every other discriminant; it has no `tag`",
+                ));
+            }
+            if fields.style != Style::Tuple || !(1..=2).contains(&fields.fields.len()) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "the `default` arm must be a tuple variant: `Other(i32)` or `Other(i32, Body)`",
+                ));
+            }
+        }
+        let (tag, tag_span) = match a.tag {
+            Some(t) => (t.value, t.span),
+            None => match i32::try_from(i) {
+                Ok(t) => (t, v.ident.span()),
+                Err(_) => (0, v.ident.span()),
+            },
+        };
+        variants.push(Variant {
+            ident: &v.ident,
+            tag,
+            tag_span,
+            fields,
+            is_default,
+        });
+    }
+    check_union(cx, &variants);
+    Some(Data::Union(variants))
+}
+
+/// Two arms with one discriminant, or more than one `default` arm, are errors.
+fn check_union(cx: &Ctxt, variants: &[Variant<'_>]) {
+    let mut defaults = variants.iter().filter(|v| v.is_default);
+    if defaults.next().is_some() {
+        for extra in defaults {
+            cx.error_spanned_by(extra.ident, "a union has at most one `default` arm");
+        }
+    }
+    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
+    for (i, v) in tagged.iter().enumerate() {
+        if let Some(first) = tagged[..i].iter().find(|w| w.tag == v.tag) {
+            cx.syn_error(syn::Error::new(
+                v.tag_span,
+                format!(
+                    "discriminant {} is already used by variant `{}`",
+                    v.tag, first.ident
+                ),
+            ));
+        }
+    }
+}
+
+impl<'a> Fields<'a> {
+    fn from_ast(cx: &Ctxt, fields: &'a syn::Fields, container: Option<&syn::Ident>) -> Self {
+        let style = match fields {
+            syn::Fields::Named(_) => Style::Named,
+            syn::Fields::Unnamed(_) => Style::Tuple,
+            syn::Fields::Unit => Style::Unit,
+        };
+        let fields: Vec<Field<'a>> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (member, name) = match &f.ident {
+                    Some(id) => (syn::Member::Named(id.clone()), id.to_string()),
+                    None => (
+                        syn::Member::Unnamed(syn::Index {
+                            index: i as u32,
+                            span: f.span(),
+                        }),
+                        i.to_string(),
+                    ),
+                };
+                Field {
+                    member,
+                    binding: format_ident!("__f{}", i),
+                    name,
+                    ty: &f.ty,
+                    attrs: attr::Field::from_ast(cx, f),
+                }
+            })
+            .collect();
+        let tail_link = match (container, fields.last()) {
+            (Some(ident), Some(last)) => {
+                last.attrs.max_len.is_none() && is_option_box_of(last.ty, ident)
+            }
+            _ => false,
+        };
+        Fields {
+            style,
+            fields,
+            tail_link,
+        }
+    }
+}
+
+/// `Option<Box<Self>>` or `Option<Box<Ident>>` (with any path prefix).
+fn is_option_box_of(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    fn single_arg<'t>(ty: &'t syn::Type, name: &str) -> Option<&'t syn::Type> {
+        let syn::Type::Path(p) = ty else { return None };
+        let seg = p.path.segments.last()?;
+        if seg.ident != name {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+            _ => None,
+        }
+    }
+    let Some(inner) = single_arg(ty, "Option").and_then(|t| single_arg(t, "Box")) else {
+        return false;
+    };
+    let syn::Type::Path(p) = inner else {
+        return false;
+    };
+    p.qself.is_none()
+        && p.path.segments.len() == 1
+        && (p.path.segments[0].ident == "Self" || p.path.segments[0].ident == *ident)
+}

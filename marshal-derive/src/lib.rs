@@ -1,0 +1,41 @@
+//! `#[derive(Marshal)]`: use it through the `marshal` crate, which documents it.
+//!
+//! The derive parses the type and its `#[marshal(...)]` attributes once into a typed model
+//! ([`ast`]), collecting every error with its span ([`ctxt`]), then generates code for each wire
+//! format whose cargo feature is on. Output is wrapped in `const _: () = { ... };` and reaches the
+//! runtime only through `::marshal::__private`.
+
+mod ast;
+mod attr;
+mod bound;
+mod ctxt;
+#[cfg(feature = "xdr")]
+mod xdr;
+
+use proc_macro::TokenStream;
+use quote::quote;
+
+/// Derives the encoders and decoders of every enabled wire format. See the `marshal` crate.
+#[proc_macro_derive(Marshal, attributes(marshal))]
+pub fn derive_marshal(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand(&input).unwrap_or_else(|e| e).into()
+}
+
+fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_macro2::TokenStream> {
+    let cx = ctxt::Ctxt::new();
+    let cont = ast::Container::from_ast(&cx, input);
+    cx.check()?;
+    let cont = cont.expect("no errors means a model");
+    let mut out = proc_macro2::TokenStream::new();
+    #[cfg(feature = "xdr")]
+    out.extend(xdr::expand(&cont));
+    let _ = &cont;
+    Ok(quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #out
+        };
+    })
+}

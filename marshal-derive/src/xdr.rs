@@ -1,0 +1,559 @@
+//! Generates `Encode` and `Decode` for XDR. The derive knows no wire rule: sizes, padding and
+//! byte order all come from `wire-xdr` through `marshal::__private::xdr`.
+//!
+//! Shape of the output for a struct: the size class is a constant expression over the fields'
+//! classes; `encode`/`decode` run the field code inside one `chunk` when the class is `Fixed`
+//! (one capacity or length check, then constant offsets) and otherwise field by field with a
+//! depth check. Rustc folds the `match` on the constant, so only one branch survives.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Container, Data, Field, Fields, Style, Variant};
+use crate::bound;
+
+fn x() -> TokenStream {
+    quote!(::marshal::__private::xdr)
+}
+
+/// Which trait an expression is for.
+#[derive(Clone, Copy)]
+enum Dir {
+    Enc,
+    Dec,
+}
+
+impl Dir {
+    fn trait_path(self) -> TokenStream {
+        let x = x();
+        match self {
+            Dir::Enc => quote!(#x::Encode),
+            Dir::Dec => quote!(#x::Decode<'de>),
+        }
+    }
+}
+
+pub fn expand(cont: &Container<'_>) -> TokenStream {
+    let x = x();
+    let ident = cont.ident;
+    let used = bound::used_type_params(cont);
+
+    let enc_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Encode));
+    let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
+
+    let mut dec_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
+    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
+    de.bounds
+        .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
+    dec_generics
+        .params
+        .insert(0, syn::GenericParam::Lifetime(de));
+    let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
+
+    let (enc_items, dec_items) = match &cont.data {
+        Data::Struct(f) if f.tail_link => struct_list(f),
+        Data::Struct(f) => struct_plain(f),
+        Data::CEnum(vs) => c_enum(ident, vs),
+        Data::Union(vs) => union(ident, vs),
+    };
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_g #x::Encode for #ident #ty_g #where_g {
+            #enc_items
+        }
+        #[automatically_derived]
+        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
+            #dec_items
+        }
+    }
+}
+
+/// The size class of one field.
+fn field_size(f: &Field<'_>, dir: Dir) -> TokenStream {
+    let x = x();
+    let ty = f.ty;
+    match &f.attrs.max_len {
+        Some(m) => {
+            let n = m.value;
+            quote_spanned!(m.span=> #x::bounded_size::<#ty>(#n))
+        }
+        None => {
+            let tr = dir.trait_path();
+            quote_spanned!(ty.span()=> <#ty as #tr>::SIZE)
+        }
+    }
+}
+
+/// The size class of a sequence of fields.
+fn fields_size<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>, dir: Dir) -> TokenStream {
+    let x = x();
+    let sizes = fields.into_iter().map(|f| field_size(f, dir));
+    quote!(#x::SizeClass::Fixed(0) #(.then(#sizes))*)
+}
+
+/// `Option<Flat<Self>>` for a struct, from its fields' layout facts.
+fn struct_flat(fields: &Fields<'_>, dir: Dir) -> TokenStream {
+    let x = x();
+    if fields.fields.is_empty() {
+        return TokenStream::new();
+    }
+    let tr = dir.trait_path();
+    let facts = fields.fields.iter().map(|f| {
+        let ty = f.ty;
+        let m = &f.member;
+        quote! {
+            #x::FieldLayout {
+                width: #x::width_of(<#ty as #tr>::FLAT),
+                size: ::core::mem::size_of::<#ty>(),
+                offset: ::core::mem::offset_of!(Self, #m),
+            }
+        }
+    });
+    quote! {
+        const FLAT: ::core::option::Option<#x::Flat<Self>> = {
+            // SAFETY: the list names every field of this struct in declaration order with its
+            // type's own `FLAT` width, `size_of` and `offset_of!`, and the size is
+            // `size_of::<Self>()`: exactly the preconditions of `flat_struct`.
+            unsafe { #x::flat_struct::<Self>(::core::mem::size_of::<Self>(), &[#(#facts),*]) }
+        };
+    }
+}
+
+/// `map_err` adding the field's name to the error path.
+fn in_field(name: &str) -> TokenStream {
+    quote!(.map_err(|__e| __e.in_field(#name)))
+}
+
+/// Expression: encoded length of the field at `place` (a reference expression).
+fn field_len(f: &Field<'_>, place: &TokenStream) -> TokenStream {
+    let x = x();
+    let name = in_field(&f.name);
+    quote!(#x::Encode::encoded_len(#place, __depth) #name ?)
+}
+
+/// Statement: encode the field at `place` (a reference expression).
+fn field_encode(f: &Field<'_>, place: &TokenStream, extra: &TokenStream) -> TokenStream {
+    let x = x();
+    let name = in_field(&f.name);
+    match &f.attrs.max_len {
+        Some(m) => {
+            let n = m.value;
+            quote!(#x::encode_max(#place, #n, __w) #name #extra ?;)
+        }
+        None => quote!(#x::Encode::encode(#place, __w) #name #extra ?;),
+    }
+}
+
+/// Statement: `let <binding> = <decoded field>;`.
+fn field_decode(f: &Field<'_>, extra: &TokenStream) -> TokenStream {
+    let x = x();
+    let ty = f.ty;
+    let b = &f.binding;
+    let name = in_field(&f.name);
+    match &f.attrs.max_len {
+        Some(m) => {
+            let n = m.value;
+            quote!(let #b = #x::decode_max::<#ty>(__r, #n) #name #extra ?;)
+        }
+        None => {
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r) #name #extra ?;)
+        }
+    }
+}
+
+/// `Self { a: __f0, .. }`, `Self(__f0, ..)` or `Self` (`path` is `Self` or `Self::Variant`).
+fn construct(path: TokenStream, fields: &Fields<'_>, last: Option<TokenStream>) -> TokenStream {
+    let n = fields.fields.len() - usize::from(last.is_some());
+    let vals: Vec<TokenStream> = fields.fields[..n]
+        .iter()
+        .map(|f| {
+            let b = &f.binding;
+            quote!(#b)
+        })
+        .chain(last)
+        .collect();
+    match fields.style {
+        Style::Named => {
+            let names = fields.fields.iter().map(|f| &f.member);
+            quote!(#path { #(#names: #vals),* })
+        }
+        Style::Tuple => quote!(#path(#(#vals),*)),
+        Style::Unit => path,
+    }
+}
+
+/// A pattern binding every field by reference (matched against `&Self`).
+fn pattern(path: TokenStream, fields: &Fields<'_>) -> TokenStream {
+    let bs = fields.fields.iter().map(|f| &f.binding);
+    match fields.style {
+        Style::Named => {
+            let names = fields.fields.iter().map(|f| &f.member);
+            quote!(#path { #(#names: #bs),* })
+        }
+        Style::Tuple => quote!(#path(#(#bs),*)),
+        Style::Unit => path,
+    }
+}
+
+/// The `match` that runs `body` in one chunk for fixed classes, else with a depth check.
+fn chunked(dir: Dir, body: TokenStream) -> TokenStream {
+    let x = x();
+    let tr = dir.trait_path();
+    match dir {
+        Dir::Enc => quote! {
+            let __body = |__w: &mut #x::Writer<'_>| -> ::core::result::Result<(), #x::Error> { #body };
+            match <Self as #tr>::SIZE {
+                #x::SizeClass::Fixed(__n) => __w.chunk(__n, __body),
+                _ => {
+                    __w.enter()?;
+                    __body(__w)?;
+                    __w.leave();
+                    ::core::result::Result::Ok(())
+                }
+            }
+        },
+        Dir::Dec => quote! {
+            let __body = |__r: &mut #x::Reader<'de>| -> ::core::result::Result<Self, #x::Error> { #body };
+            match <Self as #tr>::SIZE {
+                #x::SizeClass::Fixed(__n) => __r.chunk(__n, __body),
+                _ => {
+                    __r.enter()?;
+                    let __v = __body(__r)?;
+                    __r.leave();
+                    ::core::result::Result::Ok(__v)
+                }
+            }
+        },
+    }
+}
+
+/// The `encoded_len` prologue: constant for fixed classes, else one level of depth.
+fn len_prologue() -> TokenStream {
+    let x = x();
+    quote! {
+        if let #x::SizeClass::Fixed(__n) = <Self as #x::Encode>::SIZE {
+            return ::core::result::Result::Ok(__n);
+        }
+        let __depth = match __depth.checked_sub(1) {
+            ::core::option::Option::Some(__d) => __d,
+            ::core::option::Option::None => return ::core::result::Result::Err(#x::depth_error()),
+        };
+    }
+}
+
+fn signatures(
+    size_enc: TokenStream,
+    size_dec: TokenStream,
+    flat_enc: TokenStream,
+    flat_dec: TokenStream,
+    len: TokenStream,
+    enc: TokenStream,
+    dec: TokenStream,
+) -> (TokenStream, TokenStream) {
+    let x = x();
+    (
+        quote! {
+            const SIZE: #x::SizeClass = #size_enc;
+            #flat_enc
+            #[inline]
+            fn encoded_len(&self, __depth: u32) -> ::core::result::Result<usize, #x::Error> { #len }
+            #[inline]
+            fn encode(&self, __w: &mut #x::Writer<'_>) -> ::core::result::Result<(), #x::Error> { #enc }
+        },
+        quote! {
+            const SIZE: #x::SizeClass = #size_dec;
+            #flat_dec
+            #[inline]
+            fn decode(__r: &mut #x::Reader<'de>) -> ::core::result::Result<Self, #x::Error> { #dec }
+        },
+    )
+}
+
+fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
+    let places: Vec<TokenStream> = fields
+        .fields
+        .iter()
+        .map(|f| {
+            let m = &f.member;
+            quote!(&self.#m)
+        })
+        .collect();
+    let lens = fields
+        .fields
+        .iter()
+        .zip(&places)
+        .map(|(f, p)| field_len(f, p));
+    let prologue = len_prologue();
+    let len = quote! {
+        #prologue
+        let mut __len = 0usize;
+        #(__len += #lens;)*
+        ::core::result::Result::Ok(__len)
+    };
+    let none = TokenStream::new();
+    let encs = fields
+        .fields
+        .iter()
+        .zip(&places)
+        .map(|(f, p)| field_encode(f, p, &none));
+    let enc = chunked(
+        Dir::Enc,
+        quote! { #(#encs)* ::core::result::Result::Ok(()) },
+    );
+    let decs = fields.fields.iter().map(|f| field_decode(f, &none));
+    let value = construct(quote!(Self), fields, None);
+    let dec = chunked(
+        Dir::Dec,
+        quote! { #(#decs)* ::core::result::Result::Ok(#value) },
+    );
+    signatures(
+        fields_size(&fields.fields, Dir::Enc),
+        fields_size(&fields.fields, Dir::Dec),
+        struct_flat(fields, Dir::Enc),
+        struct_flat(fields, Dir::Dec),
+        len,
+        enc,
+        dec,
+    )
+}
+
+/// A struct whose last field is `Option<Box<Self>>`: an optional-data list (`entry *next`),
+/// walked with a loop so a list of any length needs constant stack.
+fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
+    let x = x();
+    let (body, link) = fields.fields.split_at(fields.fields.len() - 1);
+    let link = &link[0].member;
+    let node_err = quote!(.map_err(|__e| #x::in_node(__e, __k)));
+    let places: Vec<TokenStream> = body
+        .iter()
+        .map(|f| {
+            let m = &f.member;
+            quote!(&__cur.#m)
+        })
+        .collect();
+    let lens = body.iter().zip(&places).map(|(f, p)| {
+        let l = field_len(f, p);
+        quote!(__len += (|| ::core::result::Result::Ok::<usize, #x::Error>(#l))() #node_err ?;)
+    });
+    let len = quote! {
+        let mut __len = 0usize;
+        let mut __cur = self;
+        let mut __k = 0usize;
+        loop {
+            #(#lens)*
+            __len += 4;
+            match &__cur.#link {
+                ::core::option::Option::Some(__next) => {
+                    __cur = &**__next;
+                    __k += 1;
+                }
+                ::core::option::Option::None => break,
+            }
+        }
+        ::core::result::Result::Ok(__len)
+    };
+    let encs = body
+        .iter()
+        .zip(&places)
+        .map(|(f, p)| field_encode(f, p, &node_err));
+    let enc = quote! {
+        let mut __cur = self;
+        let mut __k = 0usize;
+        loop {
+            #(#encs)*
+            match &__cur.#link {
+                ::core::option::Option::Some(__next) => {
+                    #x::put_flag(__w, true)?;
+                    __cur = &**__next;
+                    __k += 1;
+                }
+                ::core::option::Option::None => {
+                    #x::put_flag(__w, false)?;
+                    break;
+                }
+            }
+        }
+        ::core::result::Result::Ok(())
+    };
+    let decs = body.iter().map(|f| field_decode(f, &node_err));
+    let node = construct(
+        quote!(Self),
+        fields,
+        Some(quote!(::core::option::Option::None)),
+    );
+    let dec = quote! {
+        let __node = |__r: &mut #x::Reader<'de>, __k: usize| -> ::core::result::Result<Self, #x::Error> {
+            #(#decs)*
+            ::core::result::Result::Ok(#node)
+        };
+        let mut __head = __node(__r, 0)?;
+        let mut __more = #x::take_flag(__r)?;
+        let mut __tail = &mut __head.#link;
+        let mut __k = 0usize;
+        while __more {
+            __k += 1;
+            let __next = __node(__r, __k)?;
+            __more = #x::take_flag(__r)?;
+            __tail = &mut __tail.insert(::std::boxed::Box::new(__next)).#link;
+        }
+        ::core::result::Result::Ok(__head)
+    };
+    signatures(
+        fields_size(&fields.fields, Dir::Enc),
+        fields_size(&fields.fields, Dir::Dec),
+        TokenStream::new(),
+        TokenStream::new(),
+        len,
+        enc,
+        dec,
+    )
+}
+
+fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {
+    let x = x();
+    let consts: Vec<syn::Ident> = (0..variants.len())
+        .map(|i| quote::format_ident!("__D{}", i))
+        .collect();
+    let type_name = ident.to_string();
+    let enc = quote! {
+        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as i32,)* })
+    };
+    let dec = quote! {
+        #(const #consts: i32 = #ident::#variants as i32;)*
+        let __d = #x::take_discriminant(__r)?;
+        match __d {
+            #(#consts => ::core::result::Result::Ok(Self::#variants),)*
+            _ => ::core::result::Result::Err(#x::unknown_discriminant(__r, __d, #type_name)),
+        }
+    };
+    let size = quote!(#x::SizeClass::Fixed(4));
+    signatures(
+        size.clone(),
+        size,
+        TokenStream::new(),
+        TokenStream::new(),
+        quote!(::core::result::Result::Ok(4)),
+        enc,
+        dec,
+    )
+}
+
+/// The fields of an arm that follow the discriminant (all of them, except for `default`).
+fn arm_fields<'v>(v: &'v Variant<'v>) -> &'v [Field<'v>] {
+    if v.is_default {
+        &v.fields.fields[1..]
+    } else {
+        &v.fields.fields
+    }
+}
+
+fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStream) {
+    let x = x();
+    let type_name = ident.to_string();
+    let arms_size = |dir: Dir| {
+        let arms = variants.iter().map(|v| fields_size(arm_fields(v), dir));
+        let mut it = arms.into_iter();
+        let first = it.next().expect("unions have variants");
+        quote!(#x::SizeClass::Fixed(4).then(#first #(.or(#it))*))
+    };
+    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
+
+    let mut len_arms = Vec::new();
+    let mut enc_arms = Vec::new();
+    let mut dec_arms = Vec::new();
+    for v in variants {
+        let vid = v.ident;
+        let vname = vid.to_string();
+        let pat = pattern(quote!(Self::#vid), &v.fields);
+        let in_variant = quote!(.map_err(|__e| __e.in_field(#vname)));
+        let fields = arm_fields(v);
+        let places: Vec<TokenStream> = fields
+            .iter()
+            .map(|f| {
+                let b = &f.binding;
+                quote!(#b)
+            })
+            .collect();
+        let lens = fields.iter().zip(&places).map(|(f, p)| {
+            let name = in_field(&f.name);
+            quote!(__len += #x::Encode::encoded_len(#p, __depth) #name #in_variant ?;)
+        });
+        len_arms.push(quote!(#pat => { #(#lens)* }));
+        let encs: Vec<TokenStream> = fields
+            .iter()
+            .zip(&places)
+            .map(|(f, p)| field_encode(f, p, &in_variant))
+            .collect();
+        let decs = fields.iter().map(|f| field_decode(f, &in_variant));
+        if v.is_default {
+            let first = &v.fields.fields[0];
+            let d = &first.binding;
+            let taken = tagged.iter().map(|t| {
+                let tag = Literal::i32_unsuffixed(t.tag);
+                let tname = t.ident.to_string();
+                quote!(#tag => return ::core::result::Result::Err(#x::discriminant_taken(__w, __d, #tname)),)
+            });
+            let ty = first.ty;
+            let read = quote_spanned!(ty.span()=> let __d: i32 = *#d;);
+            enc_arms.push(quote!(#pat => {
+                #read
+                match __d { #(#taken)* _ => {} }
+                #x::put_discriminant(__w, __d)?;
+                #(#encs)*
+            }));
+            let value = construct(quote!(Self::#vid), &v.fields, None);
+            dec_arms.push(quote!(__other => {
+                let #d = __other;
+                #(#decs)*
+                ::core::result::Result::Ok(#value)
+            }));
+        } else {
+            let tag = Literal::i32_unsuffixed(v.tag);
+            enc_arms.push(quote!(#pat => {
+                #x::put_discriminant(__w, #tag)?;
+                #(#encs)*
+            }));
+            let value = construct(quote!(Self::#vid), &v.fields, None);
+            dec_arms.push(quote!(#tag => {
+                #(#decs)*
+                ::core::result::Result::Ok(#value)
+            }));
+        }
+    }
+    if !variants.iter().any(|v| v.is_default) {
+        dec_arms.push(quote!(__other => ::core::result::Result::Err(#x::unknown_discriminant(__r, __other, #type_name))));
+    }
+
+    let prologue = len_prologue();
+    let len = quote! {
+        #prologue
+        let mut __len = 4usize;
+        match self { #(#len_arms)* }
+        ::core::result::Result::Ok(__len)
+    };
+    let enc = chunked(
+        Dir::Enc,
+        quote! {
+            match self { #(#enc_arms)* }
+            ::core::result::Result::Ok(())
+        },
+    );
+    let dec = chunked(
+        Dir::Dec,
+        quote! {
+            let __d = #x::take_discriminant(__r)?;
+            match __d { #(#dec_arms)* }
+        },
+    );
+    signatures(
+        arms_size(Dir::Enc),
+        arms_size(Dir::Dec),
+        TokenStream::new(),
+        TokenStream::new(),
+        len,
+        enc,
+        dec,
+    )
+}

@@ -1,0 +1,87 @@
+//! # marshal
+//!
+//! `#[derive(Marshal)]` on your types gives encoders and decoders as fast as hand-written code,
+//! for each wire format whose cargo feature is on:
+//!
+//! - **`xdr`** (default): XDR, RFC 4506, the encoding of ONC RPC and NFS — [`xdr`].
+//!
+//! ```
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! struct Point { x: i32, y: i32 }
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! struct Rect { a: Point, b: Point }
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! struct Dirent {
+//!     #[marshal(max_len = 255)]
+//!     name: String,            // XDR string<255>
+//!     rects: Vec<Rect>,        // XDR rect<>
+//! }
+//!
+//! let d = Dirent { name: "a".into(), rects: vec![Rect { a: Point { x: 1, y: 2 }, b: Point { x: 3, y: 4 } }] };
+//! let bytes = marshal::xdr::to_vec(&d)?;
+//! assert_eq!(bytes.len(), 4 + 4 + 4 + 16);
+//! assert_eq!(marshal::xdr::from_slice::<Dirent>(&bytes)?, d);
+//!
+//! // Size classes are constants, computed by rustc.
+//! const RECT: marshal::SizeClass = marshal::xdr::size_class::<Rect>();
+//! assert_eq!(RECT, marshal::SizeClass::Fixed(16));
+//! # Ok::<(), marshal::Error>(())
+//! ```
+//!
+//! ## The derive
+//!
+//! - Structs (named, tuple, unit; generic: bounds are added only for type parameters that fields
+//!   use) encode their fields in order.
+//! - Enums whose variants are all units are XDR `enum`s: the declared value is encoded, an
+//!   unknown value is a decode error.
+//! - Enums with data are XDR discriminated unions. `#[marshal(tag = N)]` (an `i32` literal,
+//!   negative allowed) gives a variant's discriminant, by default its index. A tuple variant
+//!   marked `#[marshal(default)]` is the `default:` arm: its first field (`i32`) keeps the
+//!   discriminant it was decoded with, so re-encoding is byte-identical, and an optional second
+//!   field is the arm's body.
+//! - `#[marshal(max_len = N)]` on a string, opaque or vector field is XDR `string<N>` / `T<N>`:
+//!   longer data fails to encode; a longer length fails to decode before anything is allocated.
+//! - A struct whose last field is `Option<Box<Self>>` is an optional-data list
+//!   (`struct entry { ...; entry *next; }`), encoded and decoded with a loop: any length runs in
+//!   constant stack. Other recursion is limited to a nesting depth of
+//!   [`DEFAULT_MAX_DEPTH`](marshal_core::DEFAULT_MAX_DEPTH), past which coding fails with an
+//!   error.
+//! - Generated code never moves fields out of a value, so types that implement `Drop` work.
+
+pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
+pub use marshal_derive::Marshal;
+
+/// XDR (RFC 4506): entry points and traits.
+///
+/// | Rust | XDR |
+/// |---|---|
+/// | `bool` | `bool` |
+/// | `i32`, `u32` | `int`, `unsigned int` |
+/// | `i8`, `i16` / `u8`, `u16` | `int` / `unsigned int` (4 bytes; out of range on decode is an error) |
+/// | `i64`, `u64` | `hyper`, `unsigned hyper` |
+/// | `f32`, `f64` | `float`, `double` |
+/// | `String`, `&str` | `string<>` (UTF-8 checked on decode) |
+/// | `Vec<u8>`, `&[u8]`, `bytes::Bytes` | `opaque<>` |
+/// | `[u8; N]` | `opaque[N]` |
+/// | `Vec<T>` | `T<>` |
+/// | `[T; N]` | `T[N]` |
+/// | `Option<T>` | `T *` (optional-data) |
+/// | `Box<T>` | `T` |
+/// | `()`, `PhantomData<T>` | `void` |
+/// | tuples (up to 12) | `struct` |
+/// | `#[marshal(max_len = N)]` field | `string<N>`, `opaque<N>`, `T<N>` |
+#[cfg(feature = "xdr")]
+pub mod xdr {
+    pub use wire_xdr::{encode_into, from_slice, size_class, to_vec, Decode, Encode};
+}
+
+/// Items the derive's output uses. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "xdr")]
+    pub use wire_xdr::__private as xdr;
+}

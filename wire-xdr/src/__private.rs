@@ -1,0 +1,215 @@
+//! Items generated code uses (through `marshal::__private::xdr`). Not a public API.
+
+pub use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
+
+pub use crate::{Decode, Encode};
+
+use crate::opaque::take_len;
+
+/// Types a `max_len` attribute applies to: strings, opaque data and variable-length arrays.
+#[diagnostic::on_unimplemented(
+    message = "`max_len` applies to strings, opaque data and vectors, not to `{Self}`",
+    label = "`max_len` is not allowed on a field of type `{Self}`"
+)]
+pub trait VarLen {
+    /// Wire size of one element.
+    const ELEM: SizeClass;
+    /// Number of elements (bytes for strings and opaques).
+    fn var_len(&self) -> usize;
+}
+
+impl VarLen for str {
+    const ELEM: SizeClass = SizeClass::Fixed(1);
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl VarLen for String {
+    const ELEM: SizeClass = SizeClass::Fixed(1);
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl VarLen for bytes::Bytes {
+    const ELEM: SizeClass = SizeClass::Fixed(1);
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: Encode> VarLen for [T] {
+    const ELEM: SizeClass = T::ELEM;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: Encode> VarLen for Vec<T> {
+    const ELEM: SizeClass = T::ELEM;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: VarLen + ?Sized> VarLen for &T {
+    const ELEM: SizeClass = T::ELEM;
+    fn var_len(&self) -> usize {
+        (**self).var_len()
+    }
+}
+impl<T: VarLen + ?Sized> VarLen for Box<T> {
+    const ELEM: SizeClass = T::ELEM;
+    fn var_len(&self) -> usize {
+        (**self).var_len()
+    }
+}
+
+/// Size class of a `T<max>` / `string<max>` / `opaque<max>` field.
+pub const fn bounded_size<T: VarLen + ?Sized>(max: usize) -> SizeClass {
+    SizeClass::Fixed(4).then(T::ELEM.repeat_up_to(max).pad_to(4))
+}
+
+/// Encodes a `max_len` field: longer data is an error.
+#[inline]
+pub fn encode_max<T: VarLen + Encode + ?Sized>(
+    v: &T,
+    max: usize,
+    w: &mut Writer<'_>,
+) -> Result<(), Error> {
+    let len = v.var_len();
+    if len > max {
+        return Err(w.error(ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        }));
+    }
+    v.encode(w)
+}
+
+/// Decodes a `max_len` field: a longer length is an error raised before anything is read or
+/// allocated.
+#[inline]
+pub fn decode_max<'de, T: Decode<'de> + VarLen>(
+    r: &mut Reader<'de>,
+    max: usize,
+) -> Result<T, Error> {
+    let len = take_len(&mut r.clone())?;
+    if len > max {
+        return Err(r.error(ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        }));
+    }
+    T::decode(r)
+}
+
+/// One field's layout facts, for [`flat_struct`].
+#[derive(Debug, Clone, Copy)]
+pub struct FieldLayout {
+    /// Word width of the field's type if it is flat (`Flat::width`), else 0.
+    pub width: usize,
+    /// `size_of` of the field's type.
+    pub size: usize,
+    /// `offset_of!` the field in the struct.
+    pub offset: usize,
+}
+
+/// The width of a flat type, or 0.
+pub const fn width_of<T: ?Sized>(flat: Option<Flat<T>>) -> usize {
+    match flat {
+        Some(f) => f.width(),
+        None => 0,
+    }
+}
+
+/// Decides whether a struct is flat: every field flat with one common width, laid out in
+/// declaration order with no gaps, and nothing after the last field.
+///
+/// # Safety
+/// `fields` must list every field of `T` in declaration order with its type's true
+/// `Flat` width, `size_of` and `offset_of!`; `size` must be `size_of::<T>()`; `T` must be a
+/// struct (not an enum or union).
+pub const unsafe fn flat_struct<T>(size: usize, fields: &[FieldLayout]) -> Option<Flat<T>> {
+    if fields.is_empty() {
+        return None;
+    }
+    let width = fields[0].width;
+    let mut at = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        let f = fields[i];
+        if f.width == 0 || f.width != width || f.offset != at {
+            return None;
+        }
+        at += f.size;
+        i += 1;
+    }
+    if at != size {
+        return None;
+    }
+    // SAFETY: each field is flat words of `width` bytes (valid for any bits, no padding), the
+    // fields tile `[0, size)` without gaps (offsets are running sums of sizes, ending at
+    // `size_of::<T>()`), so `T` has no padding, is valid for any bits, and its size is a
+    // multiple of `width`; the caller guarantees the facts are true and complete.
+    Some(unsafe { Flat::new_unchecked(width as u8) })
+}
+
+/// Appends a union discriminant or enum value.
+#[inline(always)]
+pub fn put_discriminant(w: &mut Writer<'_>, d: i32) -> Result<(), Error> {
+    w.put(d.to_be_bytes())
+}
+
+/// Reads a union discriminant or enum value.
+#[inline(always)]
+pub fn take_discriminant(r: &mut Reader<'_>) -> Result<i32, Error> {
+    Ok(i32::from_be_bytes(r.array::<4>()?))
+}
+
+/// The error for a discriminant just read that matches no variant.
+#[cold]
+pub fn unknown_discriminant(r: &Reader<'_>, value: i32, type_name: &'static str) -> Error {
+    r.error_back(
+        4,
+        ErrorKind::UnknownDiscriminant {
+            value: i64::from(value),
+            type_name,
+        },
+    )
+}
+
+/// The error for a `default` arm holding another variant's discriminant.
+#[cold]
+pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> Error {
+    w.error(ErrorKind::DiscriminantTaken {
+        value: i64::from(value),
+        variant,
+    })
+}
+
+/// Reads the optional-data flag of a list link.
+#[inline(always)]
+pub fn take_flag(r: &mut Reader<'_>) -> Result<bool, Error> {
+    <bool as Decode<'_>>::decode(r)
+}
+
+/// Appends the optional-data flag of a list link.
+#[inline(always)]
+pub fn put_flag(w: &mut Writer<'_>, present: bool) -> Result<(), Error> {
+    w.put(u32::from(present).to_be_bytes())
+}
+
+/// The error for nesting beyond the limit while sizing.
+#[cold]
+pub fn depth_error() -> Error {
+    Error::without_offset(ErrorKind::DepthLimit {
+        limit: marshal_core::DEFAULT_MAX_DEPTH,
+    })
+}
+
+/// Adds the node index of a list element (after the first) to an error path.
+#[cold]
+pub fn in_node(e: Error, k: usize) -> Error {
+    if k == 0 {
+        e
+    } else {
+        e.at_index(k)
+    }
+}

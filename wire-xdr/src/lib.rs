@@ -1,0 +1,33 @@
+//! XDR (RFC 4506) for the `marshal` framework.
+//!
+//! Every item is a multiple of four bytes, big-endian. `#[derive(Marshal)]` implements
+//! [`Encode`] and [`Decode`] for your types; this crate implements them for the standard ones
+//! and gives the entry points ([`to_vec`], [`encode_into`], [`from_slice`], [`size_class`]).
+//!
+//! Encoding is two passes: [`Encode::encoded_len`] (a constant for fixed types), one
+//! reservation, then [`Encode::encode`]. Fixed segments are written and read through one
+//! capacity or length check each (Flick §3.1), and arrays of flat words are one copy or one
+//! vectorised byte-swap pass.
+
+mod array;
+mod entry;
+mod number;
+mod opaque;
+mod optional;
+mod traits;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use entry::{encode_into, from_slice, size_class, to_vec};
+pub use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
+pub use traits::{Decode, Encode};
+
+/// Bytes of padding after `n` bytes of opaque data or string.
+#[inline(always)]
+pub(crate) const fn padding(n: usize) -> usize {
+    (4 - (n & 3)) & 3
+}
+
+/// XDR is big-endian: words are swapped on little-endian hosts.
+pub(crate) const SWAP: bool = cfg!(target_endian = "little");

@@ -1,0 +1,170 @@
+//! Opaque data and strings (RFC 4506 §4.9–4.11): a length, the bytes, zero padding to four.
+
+use bytes::Bytes;
+use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
+
+use crate::{padding, Decode, Encode};
+
+/// Appends a 32-bit length prefix.
+#[inline(always)]
+pub(crate) fn put_len(w: &mut Writer<'_>, n: usize) -> Result<(), Error> {
+    match u32::try_from(n) {
+        Ok(n) => w.put(n.to_be_bytes()),
+        Err(_) => Err(w.error(ErrorKind::TooLong { len: n })),
+    }
+}
+
+/// Reads a 32-bit length prefix.
+#[inline(always)]
+pub(crate) fn take_len(r: &mut Reader<'_>) -> Result<usize, Error> {
+    Ok(u32::from_be_bytes(r.array::<4>()?) as usize)
+}
+
+/// Appends opaque bytes and their zero padding (one copy).
+#[inline]
+pub(crate) fn put_opaque(w: &mut Writer<'_>, data: &[u8]) -> Result<(), Error> {
+    w.put_slice(data)?;
+    w.put_zeros(padding(data.len()))
+}
+
+/// Borrows `n` opaque bytes and checks their padding is zero. A length beyond the input fails
+/// before anything is allocated.
+#[inline]
+pub(crate) fn take_opaque<'de>(r: &mut Reader<'de>, n: usize) -> Result<&'de [u8], Error> {
+    if n > r.remaining() {
+        return Err(r.error(ErrorKind::LengthExceedsInput {
+            len: n as u64,
+            remaining: r.remaining(),
+        }));
+    }
+    let data = r.take(n)?;
+    r.zeros(padding(n))?;
+    Ok(data)
+}
+
+#[inline]
+fn opaque_len(n: usize) -> Result<usize, Error> {
+    Ok(4 + n + padding(n))
+}
+
+/// Borrows a length-prefixed string and checks it is UTF-8.
+#[inline]
+fn take_str<'de>(r: &mut Reader<'de>) -> Result<&'de str, Error> {
+    let n = take_len(r)?;
+    let start = r.position();
+    let data = take_opaque(r, n)?;
+    core::str::from_utf8(data).map_err(|_| Error::new(ErrorKind::InvalidUtf8, start))
+}
+
+impl Encode for str {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn encoded_len(&self, _depth: u32) -> Result<usize, Error> {
+        opaque_len(self.len())
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        put_len(w, self.len())?;
+        put_opaque(w, self.as_bytes())
+    }
+}
+
+impl Encode for String {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        self.as_str().encoded_len(depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        self.as_str().encode(w)
+    }
+}
+
+impl<'de> Decode<'de> for String {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        take_str(r).map(String::from)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for &'a str {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        take_str(r)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        let n = take_len(r)?;
+        take_opaque(r, n)
+    }
+}
+
+impl Encode for Bytes {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn encoded_len(&self, _depth: u32) -> Result<usize, Error> {
+        opaque_len(self.len())
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        put_len(w, self.len())?;
+        put_opaque(w, self)
+    }
+}
+
+impl<'de> Decode<'de> for Bytes {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        let n = take_len(r)?;
+        take_opaque(r, n).map(Bytes::copy_from_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{from_slice, to_vec};
+    use bytes::Bytes;
+
+    #[test]
+    fn strings_and_opaques() {
+        assert_eq!(to_vec("abcde").unwrap(), b"\0\0\0\x05abcde\0\0\0");
+        assert_eq!(to_vec(&String::new()).unwrap(), [0; 4]);
+        assert_eq!(to_vec(&vec![1u8, 2]).unwrap(), [0, 0, 0, 2, 1, 2, 0, 0]);
+        assert_eq!(to_vec(&[1u8, 2, 3]).unwrap(), [1, 2, 3, 0]);
+        assert_eq!(
+            to_vec(&Bytes::from_static(b"abcd")).unwrap(),
+            b"\0\0\0\x04abcd"
+        );
+        let s: &str = from_slice(b"\0\0\0\x05abcde\0\0\0").unwrap();
+        assert_eq!(s, "abcde");
+        let o: &[u8] = from_slice(&[0, 0, 0, 1, 7, 0, 0, 0]).unwrap();
+        assert_eq!(o, [7]);
+        let b: Bytes = from_slice(&[0, 0, 0, 1, 7, 0, 0, 0]).unwrap();
+        assert_eq!(&b[..], [7]);
+        let a: [u8; 3] = from_slice(&[1, 2, 3, 0]).unwrap();
+        assert_eq!(a, [1, 2, 3]);
+    }
+
+    #[test]
+    fn rejects_bad_padding_utf8_and_huge_lengths() {
+        let e = from_slice::<String>(b"\0\0\0\x01a\0\x01\0").unwrap_err();
+        assert_eq!(e.to_string(), "non-zero padding at offset 5");
+        let e = from_slice::<String>(b"\0\0\0\x02\xff\xfe\0\0").unwrap_err();
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        let e =
+            from_slice::<Vec<u8>>(&[0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "length 4294967280 exceeds the 8 bytes that remain at offset 4"
+        );
+        assert!(from_slice::<[u8; 3]>(&[1, 2, 3, 4]).is_err());
+    }
+}

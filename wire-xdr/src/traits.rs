@@ -1,0 +1,170 @@
+//! The two traits the derive implements.
+
+use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
+
+use crate::SWAP;
+
+/// Types with an XDR encoding.
+///
+/// Implemented by `#[derive(Marshal)]`; usable as a bound:
+/// ```
+/// fn bytes_of<T: wire_xdr::Encode>(v: &T) -> Vec<u8> {
+///     wire_xdr::to_vec(v).expect("encodable")
+/// }
+/// assert_eq!(bytes_of(&7u32), [0, 0, 0, 7]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no XDR encoding",
+    label = "this type cannot be marshalled as XDR",
+    note = "derive `Marshal` for it, or use a supported type (integers, floats, bool, String, Vec, arrays, Option, Box, Bytes)"
+)]
+pub trait Encode {
+    /// The wire size class, evaluated at compile time.
+    const SIZE: SizeClass;
+
+    /// The wire size of one element inside an array of this type (`u8` arrays are opaque:
+    /// one byte each, padded once at the end).
+    #[doc(hidden)]
+    const ELEM: SizeClass = Self::SIZE;
+
+    /// Proof that the type is flat words whose memory image, word for word, is the XDR
+    /// encoding up to byte order: arrays of it are one byte-swap pass.
+    #[doc(hidden)]
+    const FLAT: Option<Flat<Self>> = None;
+
+    /// The exact number of bytes [`Encode::encode`] writes. `depth` is the nesting still
+    /// allowed; recursive types fail with `DepthLimit` at zero.
+    fn encoded_len(&self, depth: u32) -> Result<usize, Error>;
+
+    /// Appends the encoding.
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error>;
+
+    /// Encoded length of the elements of an array (without its length prefix).
+    #[doc(hidden)]
+    #[inline]
+    fn elems_len(items: &[Self], depth: u32) -> Result<usize, Error>
+    where
+        Self: Sized,
+    {
+        match Self::ELEM {
+            SizeClass::Fixed(n) => Ok(n * items.len()),
+            _ => items.iter().enumerate().try_fold(0usize, |acc, (i, it)| {
+                Ok(acc + it.encoded_len(depth).map_err(|e| e.at_index(i))?)
+            }),
+        }
+    }
+
+    /// Appends the elements of an array (without its length prefix).
+    #[doc(hidden)]
+    #[inline]
+    fn encode_elems(items: &[Self], w: &mut Writer<'_>) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        if let Some(proof) = Self::FLAT {
+            return w.put_flat(items, proof, SWAP);
+        }
+        let each = |w: &mut Writer<'_>| {
+            for (i, it) in items.iter().enumerate() {
+                it.encode(w).map_err(|e| e.at_index(i))?;
+            }
+            Ok(())
+        };
+        match Self::SIZE {
+            // One reservation for the whole array of fixed-size elements.
+            SizeClass::Fixed(n) => w.chunk(n * items.len(), each),
+            _ => each(w),
+        }
+    }
+}
+
+/// Types that can be decoded from XDR, possibly borrowing from the input (`'de`).
+///
+/// ```
+/// let name: &str = wire_xdr::from_slice(b"\0\0\0\x03abc\0").unwrap();
+/// assert_eq!(name, "abc");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no XDR decoding",
+    label = "this type cannot be unmarshalled from XDR",
+    note = "derive `Marshal` for it, or use a supported type (integers, floats, bool, String, Vec, arrays, Option, Box, Bytes)"
+)]
+pub trait Decode<'de>: Sized {
+    /// The wire size class, evaluated at compile time.
+    const SIZE: SizeClass;
+
+    /// See [`Encode::ELEM`].
+    #[doc(hidden)]
+    const ELEM: SizeClass = Self::SIZE;
+
+    /// See [`Encode::FLAT`].
+    #[doc(hidden)]
+    const FLAT: Option<Flat<Self>> = None;
+
+    /// Reads one value.
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error>;
+
+    /// Reads `n` array elements (after their length prefix). Never allocates more than the
+    /// remaining input can fill.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_vec(r: &mut Reader<'de>, n: usize) -> Result<Vec<Self>, Error> {
+        if let Some(proof) = Self::FLAT {
+            return r.flat_vec(n, proof, SWAP);
+        }
+        let cap = check_count::<Self>(r, n)?;
+        let mut v = Vec::with_capacity(cap);
+        let each = |r: &mut Reader<'de>| {
+            for i in 0..n {
+                v.push(Self::decode(r).map_err(|e| e.at_index(i))?);
+            }
+            Ok(v)
+        };
+        match Self::SIZE {
+            // One length check for the whole array of fixed-size elements.
+            SizeClass::Fixed(k) => r.chunk(k * n, each),
+            _ => each(r),
+        }
+    }
+
+    /// Reads a fixed-length array.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_array<const N: usize>(r: &mut Reader<'de>) -> Result<[Self; N], Error> {
+        if let Some(proof) = Self::FLAT {
+            return r.flat_array(proof, SWAP);
+        }
+        marshal_core::array::try_from_fn(|i| Self::decode(r).map_err(|e| e.at_index(i)))
+    }
+}
+
+/// Largest number of zero-size elements a sequence may claim (they consume no input, so the
+/// input cannot justify the count).
+const MAX_EMPTY_ELEMS: usize = 1 << 16;
+
+/// Checks a decoded element count against the input: returns the capacity to reserve, or the
+/// error for a count the remaining bytes cannot hold.
+#[inline]
+pub(crate) fn check_count<'de, T: Decode<'de>>(r: &Reader<'de>, n: usize) -> Result<usize, Error> {
+    // Every non-fixed XDR item takes at least four bytes (a length, a discriminant or a flag).
+    let min = match T::SIZE {
+        SizeClass::Fixed(k) => k,
+        _ => 4,
+    };
+    if min == 0 {
+        if n > MAX_EMPTY_ELEMS {
+            return Err(r.error(ErrorKind::TooManyElements {
+                count: n as u64,
+                limit: MAX_EMPTY_ELEMS as u64,
+            }));
+        }
+        return Ok(n);
+    }
+    if n > r.remaining() / min {
+        return Err(r.error(ErrorKind::LengthExceedsInput {
+            len: n as u64,
+            remaining: r.remaining(),
+        }));
+    }
+    Ok(n)
+}
