@@ -69,7 +69,7 @@ pub fn bytes_of<T>(items: &[T], _proof: Flat<T>) -> &[u8] {
     // bytes starting at `items.as_ptr()` are initialised `u8`s; `u8` has alignment 1; the
     // returned slice borrows `items`, so it cannot outlive or alias a mutable borrow of them.
     unsafe {
-        core::slice::from_raw_parts(items.as_ptr().cast::<u8>(), size_of::<T>() * items.len())
+        core::slice::from_raw_parts(items.as_ptr().cast::<u8>(), core::mem::size_of_val(items))
     }
 }
 
@@ -118,9 +118,9 @@ mod tests {
         for (i, b) in bytes.iter_mut().enumerate() {
             b.write(i as u8);
         }
-        // SAFETY: all four bytes were written just above.
-        let dst = unsafe { [dst[0].assume_init(), dst[1].assume_init()] };
-        assert_eq!(dst[0], u16::from_ne_bytes([0, 1]));
+        // SAFETY: all four bytes, so both elements, were written just above.
+        let first = unsafe { dst[0].assume_init() };
+        assert_eq!(first, u16::from_ne_bytes([0, 1]));
         assert_eq!(Flat::<u64>::PRIMITIVE.width(), 8);
     }
 }
