@@ -12,7 +12,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use marshal::xdr::{encode_into, from_slice};
 use marshal_benches::{c_dirent, serde_dirent, serde_peer, serde_rect, Case};
-use workloads::{dirents, ints, rects, DirEntry, Rect, DIRENT_BYTES, SIZES};
+use workloads::{
+    dirents, ints, rects, DirEntry, DirEntryBytes, DirEntryRef, Rect, DIRENT_BYTES, SIZES,
+};
 
 /// A destination with room for `n` bytes, reused across iterations.
 fn out_buf(n: usize) -> Vec<u8> {
@@ -181,6 +183,21 @@ fn dirent_arrays(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
             b.iter(|| black_box(from_slice::<Vec<DirEntry>>(black_box(&case.encoded)).unwrap()))
         });
+        g.bench_function(BenchmarkId::new("marshal-borrowed-str", &case.label), |b| {
+            b.iter(|| {
+                black_box(from_slice::<Vec<DirEntryRef<'_>>>(black_box(&case.encoded)).unwrap())
+            })
+        });
+        g.bench_function(
+            BenchmarkId::new("marshal-borrowed-bytes", &case.label),
+            |b| {
+                b.iter(|| {
+                    black_box(
+                        from_slice::<Vec<DirEntryBytes<'_>>>(black_box(&case.encoded)).unwrap(),
+                    )
+                })
+            },
+        );
         g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
             b.iter(|| assert!(rpcgen_peer::bench_decode_dirents(black_box(&case.encoded))))
         });

@@ -152,17 +152,23 @@ impl<'de> Reader<'de> {
     }
 
     /// Reads `N` flat values into an array (same rules as [`Reader::flat_vec`]).
+    #[inline]
     pub fn flat_array<T, const N: usize>(
         &mut self,
         proof: Flat<T>,
         swap: bool,
     ) -> Result<[T; N], Error> {
         let src = self.take(N * core::mem::size_of::<T>())?;
-        let mut arr: [MaybeUninit<T>; N] = [const { MaybeUninit::uninit() }; N];
-        fill_flat(&mut arr, src, proof, swap);
-        // SAFETY: every byte of `arr` was written by `fill_flat`, and `Flat<T>` proves any
-        // bytes form a valid `T`; `[MaybeUninit<T>; N]` and `[T; N]` have the same layout.
-        Ok(unsafe { core::mem::transmute_copy::<[MaybeUninit<T>; N], [T; N]>(&arr) })
+        let mut arr = MaybeUninit::<[T; N]>::uninit();
+        // SAFETY: `[T; N]` has the layout of `[MaybeUninit<T>; N]`; the pointer comes from an
+        // exclusive borrow of `arr` and covers exactly its `N` elements.
+        let elems = unsafe {
+            core::slice::from_raw_parts_mut(arr.as_mut_ptr().cast::<MaybeUninit<T>>(), N)
+        };
+        fill_flat(elems, src, proof, swap);
+        // SAFETY: `fill_flat` wrote every byte of `arr`, and `Flat<T>` proves any bytes form a
+        // valid `T`.
+        Ok(unsafe { arr.assume_init() })
     }
 
     /// Enters one level of nesting, failing beyond the limit.

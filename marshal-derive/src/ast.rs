@@ -2,6 +2,7 @@
 
 use proc_macro2::Span;
 use quote::format_ident;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use crate::attr;
@@ -60,9 +61,11 @@ impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Self> {
         attr::container(cx, input);
         let data = match &input.data {
-            syn::Data::Struct(s) => {
-                Data::Struct(Fields::from_ast(cx, &s.fields, Some(&input.ident)))
-            }
+            syn::Data::Struct(s) => Data::Struct(Fields::from_ast(
+                cx,
+                &s.fields,
+                Some((&input.ident, !input.generics.params.is_empty())),
+            )),
             syn::Data::Enum(e) => enum_from_ast(cx, input, e)?,
             syn::Data::Union(u) => {
                 cx.error_spanned_by(
@@ -171,7 +174,11 @@ fn check_union(cx: &Ctxt, variants: &[Variant<'_>]) {
 }
 
 impl<'a> Fields<'a> {
-    fn from_ast(cx: &Ctxt, fields: &'a syn::Fields, container: Option<&syn::Ident>) -> Self {
+    fn from_ast(
+        cx: &Ctxt,
+        fields: &'a syn::Fields,
+        container: Option<(&syn::Ident, bool)>,
+    ) -> Self {
         let style = match fields {
             syn::Fields::Named(_) => Style::Named,
             syn::Fields::Unnamed(_) => Style::Tuple,
@@ -182,7 +189,7 @@ impl<'a> Fields<'a> {
             .enumerate()
             .map(|(i, f)| {
                 let (member, name) = match &f.ident {
-                    Some(id) => (syn::Member::Named(id.clone()), id.to_string()),
+                    Some(id) => (syn::Member::Named(id.clone()), id.unraw().to_string()),
                     None => (
                         syn::Member::Unnamed(syn::Index {
                             index: i as u32,
@@ -201,8 +208,8 @@ impl<'a> Fields<'a> {
             })
             .collect();
         let tail_link = match (container, fields.last()) {
-            (Some(ident), Some(last)) => {
-                last.attrs.max_len.is_none() && is_option_box_of(last.ty, ident)
+            (Some((ident, generic)), Some(last)) => {
+                last.attrs.max_len.is_none() && is_option_box_of(last.ty, ident, generic)
             }
             _ => false,
         };
@@ -214,8 +221,9 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// `Option<Box<Self>>` or `Option<Box<Ident>>` (with any path prefix).
-fn is_option_box_of(ty: &syn::Type, ident: &syn::Ident) -> bool {
+/// `Option<Box<Self>>`, or `Option<Box<Ident>>` when the type has no generics (with generics,
+/// `Ident<..>` may name another instance, which is not a link of the same list).
+fn is_option_box_of(ty: &syn::Type, ident: &syn::Ident, generic: bool) -> bool {
     fn single_arg<'t>(ty: &'t syn::Type, name: &str) -> Option<&'t syn::Type> {
         let syn::Type::Path(p) = ty else { return None };
         let seg = p.path.segments.last()?;
@@ -236,7 +244,9 @@ fn is_option_box_of(ty: &syn::Type, ident: &syn::Ident) -> bool {
     let syn::Type::Path(p) = inner else {
         return false;
     };
+    let seg = &p.path.segments[0];
     p.qself.is_none()
         && p.path.segments.len() == 1
-        && (p.path.segments[0].ident == "Self" || p.path.segments[0].ident == *ident)
+        && seg.arguments.is_none()
+        && (seg.ident == "Self" || (!generic && seg.ident == *ident))
 }

@@ -130,7 +130,8 @@ fn in_field(name: &str) -> TokenStream {
 fn field_len(f: &Field<'_>, place: &TokenStream) -> TokenStream {
     let x = x();
     let name = in_field(&f.name);
-    quote!(#x::Encode::encoded_len(#place, __depth) #name ?)
+    let ty = f.ty;
+    quote_spanned!(ty.span()=> #x::Encode::encoded_len(#place, __depth) #name ?)
 }
 
 /// Statement: encode the field at `place` (a reference expression).
@@ -140,9 +141,12 @@ fn field_encode(f: &Field<'_>, place: &TokenStream, extra: &TokenStream) -> Toke
     match &f.attrs.max_len {
         Some(m) => {
             let n = m.value;
-            quote!(#x::encode_max(#place, #n, __w) #name #extra ?;)
+            quote_spanned!(m.span=> #x::encode_max(#place, #n, __w) #name #extra ?;)
         }
-        None => quote!(#x::Encode::encode(#place, __w) #name #extra ?;),
+        None => {
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> #x::Encode::encode(#place, __w) #name #extra ?;)
+        }
     }
 }
 
@@ -155,7 +159,7 @@ fn field_decode(f: &Field<'_>, extra: &TokenStream) -> TokenStream {
     match &f.attrs.max_len {
         Some(m) => {
             let n = m.value;
-            quote!(let #b = #x::decode_max::<#ty>(__r, #n) #name #extra ?;)
+            quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n) #name #extra ?;)
         }
         None => {
             quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r) #name #extra ?;)
@@ -338,6 +342,10 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         quote!(__len += (|| ::core::result::Result::Ok::<usize, #x::Error>(#l))() #node_err ?;)
     });
     let len = quote! {
+        let __depth = match __depth.checked_sub(1) {
+            ::core::option::Option::Some(__d) => __d,
+            ::core::option::Option::None => return ::core::result::Result::Err(#x::depth_error()),
+        };
         let mut __len = 0usize;
         let mut __cur = self;
         let mut __k = 0usize;
@@ -359,6 +367,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .zip(&places)
         .map(|(f, p)| field_encode(f, p, &node_err));
     let enc = quote! {
+        __w.enter()?;
         let mut __cur = self;
         let mut __k = 0usize;
         loop {
@@ -375,6 +384,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
                 }
             }
         }
+        __w.leave();
         ::core::result::Result::Ok(())
     };
     let decs = body.iter().map(|f| field_decode(f, &node_err));
@@ -388,6 +398,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             #(#decs)*
             ::core::result::Result::Ok(#node)
         };
+        __r.enter()?;
         let mut __head = __node(__r, 0)?;
         let mut __more = #x::take_flag(__r)?;
         let mut __tail = &mut __head.#link;
@@ -398,6 +409,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             __more = #x::take_flag(__r)?;
             __tail = &mut __tail.insert(::std::boxed::Box::new(__next)).#link;
         }
+        __r.leave();
         ::core::result::Result::Ok(__head)
     };
     signatures(
@@ -417,7 +429,15 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         .map(|i| quote::format_ident!("__D{}", i))
         .collect();
     let type_name = ident.to_string();
+    let checks = variants.iter().map(|v| {
+        let msg = format!("the value of `{ident}::{v}` does not fit XDR's 32-bit enum");
+        quote_spanned!(v.span()=> const _: () = ::core::assert!(
+            (#ident::#v as i128) >= i32::MIN as i128 && (#ident::#v as i128) <= u32::MAX as i128,
+            #msg
+        );)
+    });
     let enc = quote! {
+        #(#checks)*
         #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as i32,)* })
     };
     let dec = quote! {
@@ -478,7 +498,8 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
             .collect();
         let lens = fields.iter().zip(&places).map(|(f, p)| {
             let name = in_field(&f.name);
-            quote!(__len += #x::Encode::encoded_len(#p, __depth) #name #in_variant ?;)
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> __len += #x::Encode::encoded_len(#p, __depth) #name #in_variant ?;)
         });
         len_arms.push(quote!(#pat => { #(#lens)* }));
         let encs: Vec<TokenStream> = fields
@@ -496,7 +517,8 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
                 quote!(#tag => return ::core::result::Result::Err(#x::discriminant_taken(__w, __d, #tname)),)
             });
             let ty = first.ty;
-            let read = quote_spanned!(ty.span()=> let __d: i32 = *#d;);
+            let read =
+                quote_spanned!(ty.span()=> let __d: i32 = <#ty as #x::Discriminant>::get(#d););
             enc_arms.push(quote!(#pat => {
                 #read
                 match __d { #(#taken)* _ => {} }
@@ -504,8 +526,10 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
                 #(#encs)*
             }));
             let value = construct(quote!(Self::#vid), &v.fields, None);
+            let from =
+                quote_spanned!(ty.span()=> let #d = <#ty as #x::Discriminant>::from_i32(__other););
             dec_arms.push(quote!(__other => {
-                let #d = __other;
+                #from
                 #(#decs)*
                 ::core::result::Result::Ok(#value)
             }));

@@ -85,3 +85,8 @@ pub mod __private {
     #[cfg(feature = "xdr")]
     pub use wire_xdr::__private as xdr;
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

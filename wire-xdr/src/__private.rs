@@ -4,8 +4,6 @@ pub use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
 
 pub use crate::{Decode, Encode};
 
-use crate::opaque::take_len;
-
 /// Types a `max_len` attribute applies to: strings, opaque data and variable-length arrays.
 #[diagnostic::on_unimplemented(
     message = "`max_len` applies to strings, opaque data and vectors, not to `{Self}`",
@@ -90,7 +88,7 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     r: &mut Reader<'de>,
     max: usize,
 ) -> Result<T, Error> {
-    let len = take_len(&mut r.clone())?;
+    let len = u32::from_be_bytes(r.peek_array::<4>()?) as usize;
     if len > max {
         return Err(r.error(ErrorKind::LengthTooLarge {
             len: len as u64,
@@ -211,5 +209,28 @@ pub fn in_node(e: Error, k: usize) -> Error {
         e
     } else {
         e.at_index(k)
+    }
+}
+
+/// The type of a `default` arm's first field: the discriminant, an `i32`.
+#[diagnostic::on_unimplemented(
+    message = "the first field of a `default` arm holds the discriminant and must be `i32`, not `{Self}`",
+    label = "expected `i32`"
+)]
+pub trait Discriminant {
+    /// The discriminant value.
+    fn get(&self) -> i32;
+    /// The field from a decoded discriminant.
+    fn from_i32(d: i32) -> Self;
+}
+
+impl Discriminant for i32 {
+    #[inline(always)]
+    fn get(&self) -> i32 {
+        *self
+    }
+    #[inline(always)]
+    fn from_i32(d: i32) -> Self {
+        d
     }
 }

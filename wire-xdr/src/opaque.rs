@@ -29,7 +29,7 @@ pub(crate) fn put_opaque(w: &mut Writer<'_>, data: &[u8]) -> Result<(), Error> {
 
 /// Borrows `n` opaque bytes and checks their padding is zero. A length beyond the input fails
 /// before anything is allocated.
-#[inline]
+#[inline(always)]
 pub(crate) fn take_opaque<'de>(r: &mut Reader<'de>, n: usize) -> Result<&'de [u8], Error> {
     if n > r.remaining() {
         return Err(r.error(ErrorKind::LengthExceedsInput {
@@ -53,6 +53,12 @@ fn take_str<'de>(r: &mut Reader<'de>) -> Result<&'de str, Error> {
     let n = take_len(r)?;
     let start = r.position();
     let data = take_opaque(r, n)?;
+    // Most strings on the wire are ASCII: checking that is a few word operations, cheaper than
+    // full UTF-8 validation for short strings.
+    if data.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return Ok(unsafe { core::str::from_utf8_unchecked(data) });
+    }
     core::str::from_utf8(data).map_err(|_| Error::new(ErrorKind::InvalidUtf8, start))
 }
 

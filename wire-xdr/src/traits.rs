@@ -140,7 +140,7 @@ pub trait Decode<'de>: Sized {
 
 /// Largest number of zero-size elements a sequence may claim (they consume no input, so the
 /// input cannot justify the count).
-const MAX_EMPTY_ELEMS: usize = 1 << 16;
+pub(crate) const MAX_EMPTY_ELEMS: usize = 1 << 16;
 
 /// Checks a decoded element count against the input: returns the capacity to reserve, or the
 /// error for a count the remaining bytes cannot hold.

@@ -39,6 +39,24 @@ pub struct DirEntry {
     pub st: Stat,
 }
 
+/// A directory entry decoded in place: the name borrows from the message (Flick's "use the
+/// marshal buffer to hold unmarshaled data"), checked to be UTF-8.
+#[derive(Marshal, Debug, Clone, PartialEq, Eq)]
+pub struct DirEntryRef<'a> {
+    #[marshal(max_len = 255)]
+    pub name: &'a str,
+    pub st: Stat,
+}
+
+/// A directory entry whose name is raw bytes borrowed from the message, as NFS treats file
+/// names (the same wire bytes as `string<255>`; no UTF-8 requirement).
+#[derive(Marshal, Debug, Clone, PartialEq, Eq)]
+pub struct DirEntryBytes<'a> {
+    #[marshal(max_len = 255)]
+    pub name: &'a [u8],
+    pub st: Stat,
+}
+
 /// `union result switch (int tag) { case 0: int ival; case 1: string sval<>; case 2: void; default: rect other; }`
 #[derive(Marshal, Debug, Clone, PartialEq, Eq)]
 pub enum XResult {
