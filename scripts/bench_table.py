@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Prints the criterion results of the XDR suite as markdown tables of throughput and ratios.
+
+Reads target/criterion/xdr_<op>_<workload>/<impl>/<size>/new/estimates.json (the median point
+estimate of the time per iteration) and the throughput bytes from benchmark.json. Usage:
+    cargo bench -p marshal-benches --bench xdr
+    python3 scripts/bench_table.py [criterion-dir]
+"""
+import json
+import os
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
+SIZES = ["64B", "1KiB", "64KiB", "1MiB", "4MiB"]
+
+
+def load(group, impl, size):
+    base = os.path.join(root, group, impl, size, "new")
+    try:
+        est = json.load(open(os.path.join(base, "estimates.json")))
+        bench = json.load(open(os.path.join(base, "benchmark.json")))
+    except FileNotFoundError:
+        return None
+    ns = est["median"]["point_estimate"]
+    nbytes = bench["throughput"]["Bytes"]
+    return nbytes / ns  # GB/s (bytes per ns)
+
+
+for op in ["encode", "decode"]:
+    for wl in ["int", "rect", "dirent"]:
+        group = f"xdr_{op}_{wl}"
+        if not os.path.isdir(os.path.join(root, group)):
+            continue
+        impls = sorted(os.listdir(os.path.join(root, group)))
+        impls = [i for i in impls if i != "report"]
+        order = ["memcpy", "marshal", "marshal-borrowed-str", "marshal-borrowed-bytes", "rpcgen", "serde-xdr"]
+        impls = [i for i in order if i in impls]
+        print(f"\n**xdr/{op}/{wl}** — median GB/s; in brackets marshal's speed-up over each")
+        print("| size | " + " | ".join(impls) + " |")
+        print("|---|" + "---|" * len(impls))
+        for size in SIZES:
+            vals = {i: load(group, i, size) for i in impls}
+            if vals.get("marshal") is None:
+                continue
+            m = vals["marshal"]
+            cells = []
+            for i in impls:
+                v = vals[i]
+                if v is None:
+                    cells.append("–")
+                elif i == "memcpy":
+                    cells.append(f"{v:.1f} (marshal {m / v:.2f}×)")
+                elif i.startswith("marshal"):
+                    cells.append(f"{v:.2f}")
+                else:
+                    best = max(vals[k] for k in impls if k.startswith("marshal") and vals[k])
+                    cells.append(f"{v:.2f} ({m / v:.1f}×" + (f", best {best / v:.1f}×)" if best != m else ")"))
+            print(f"| {size} | " + " | ".join(cells) + " |")

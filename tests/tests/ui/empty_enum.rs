@@ -1,0 +1,6 @@
+use marshal::Marshal;
+
+#[derive(Marshal)]
+enum Never {}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use marshal::Marshal;
+
+#[derive(Marshal)]
+enum Reply {
+    #[marshal(tag = 1)]
+    A(u32),
+    B(String),
+}
+
+fn main() {}

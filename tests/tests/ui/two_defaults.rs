@@ -1,0 +1,13 @@
+use marshal::Marshal;
+
+#[derive(Marshal)]
+enum Reply {
+    #[marshal(tag = 0)]
+    Ok(u32),
+    #[marshal(default)]
+    Unknown(i32),
+    #[marshal(default)]
+    Other(i32, String),
+}
+
+fn main() {}
