@@ -3,208 +3,167 @@
 //! `rpcgen` generates (linked through `cc`), and serde-xdr. Groups are `xdr/<op>/<workload>`;
 //! throughput is the encoded size.
 //!
-//! Run: `cargo bench -p marshal-benches --bench xdr` (add `-- --quick` style criterion flags to
-//! shorten), then `python3 scripts/bench_table.py` for the ratio table.
+//! Run: `cargo bench -p marshal-benches --bench xdr`, then `python3 scripts/bench_table.py`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use marshal::xdr::{encode_into, from_slice};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
+use marshal::xdr::{encode_into, from_slice, Decode, Encode};
 use marshal_benches::{c_dirent, serde_dirent, serde_peer, serde_rect, Case};
 use workloads::{
     dirents, ints, rects, DirEntry, DirEntryBytes, DirEntryRef, Rect, DIRENT_BYTES, SIZES,
 };
 
-/// A destination with room for `n` bytes, reused across iterations.
-fn out_buf(n: usize) -> Vec<u8> {
-    Vec::with_capacity(n + 64)
+/// rpcgen's stub encoding its C copy of the values into a buffer; returns bytes written.
+type CEncode = Box<dyn Fn(&mut [u8]) -> usize>;
+/// A marshal decoder variant, by benchmark name.
+type NamedDecoder = (&'static str, fn(&[u8]));
+
+/// How the competitors handle one workload.
+struct Competitors<S> {
+    /// serde-xdr's copy of the values.
+    serde_values: Vec<S>,
+    serde_encode: fn(&Vec<S>, &mut Vec<u8>),
+    serde_decode: fn(&[u8]) -> Vec<S>,
+    c_encode: CEncode,
+    /// rpcgen's stub decoding into C structs (then `xdr_free`).
+    c_decode: fn(&[u8]) -> bool,
+    /// Extra marshal decoders (borrowed variants), by name.
+    extra_decoders: Vec<NamedDecoder>,
 }
 
-fn memcpy_encode(
-    c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    label: &str,
-    src: &[u8],
-) {
-    let mut out = out_buf(src.len());
-    c.bench_function(BenchmarkId::new("memcpy", label), |b| {
+fn group<'a>(
+    c: &'a mut Criterion,
+    op: &str,
+    workload: &str,
+    bytes: usize,
+) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(format!("xdr/{op}/{workload}"));
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g
+}
+
+/// Both groups (`encode`, `decode`) of one workload at one size.
+fn workload<T, S>(c: &mut Criterion, name: &str, case: &Case<T>, peers: Competitors<S>)
+where
+    T: Encode + for<'de> Decode<'de>,
+{
+    let n = case.encoded.len();
+    let label = &case.label;
+    let mut out = Vec::with_capacity(n + 64);
+
+    let mut g = group(c, "encode", name, n);
+    g.bench_function(BenchmarkId::new("memcpy", label), |b| {
         b.iter(|| {
             out.clear();
-            out.extend_from_slice(black_box(src));
+            out.extend_from_slice(black_box(&case.encoded));
             black_box(&out);
         })
     });
-}
-
-fn memcpy_decode(
-    c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    label: &str,
-    src: &[u8],
-) {
-    c.bench_function(BenchmarkId::new("memcpy", label), |b| {
-        b.iter(|| black_box(black_box(src).to_vec()))
+    g.bench_function(BenchmarkId::new("marshal", label), |b| {
+        b.iter(|| {
+            out.clear();
+            encode_into(black_box(&case.values), &mut out).unwrap();
+            black_box(&out);
+        })
     });
+    let mut cbuf = vec![0u8; n];
+    g.bench_function(BenchmarkId::new("rpcgen", label), |b| {
+        b.iter(|| black_box((peers.c_encode)(black_box(&mut cbuf))))
+    });
+    g.bench_function(BenchmarkId::new("serde-xdr", label), |b| {
+        b.iter(|| {
+            out.clear();
+            (peers.serde_encode)(black_box(&peers.serde_values), &mut out);
+            black_box(&out);
+        })
+    });
+    g.finish();
+
+    let input = &case.encoded;
+    let mut g = group(c, "decode", name, n);
+    g.bench_function(BenchmarkId::new("memcpy", label), |b| {
+        b.iter(|| black_box(black_box(input).to_vec()))
+    });
+    g.bench_function(BenchmarkId::new("marshal", label), |b| {
+        b.iter(|| black_box(from_slice::<Vec<T>>(black_box(input)).unwrap()))
+    });
+    for (id, decode) in &peers.extra_decoders {
+        g.bench_function(BenchmarkId::new(*id, label), |b| {
+            b.iter(|| decode(black_box(input)))
+        });
+    }
+    g.bench_function(BenchmarkId::new("rpcgen", label), |b| {
+        b.iter(|| assert!((peers.c_decode)(black_box(input))))
+    });
+    g.bench_function(BenchmarkId::new("serde-xdr", label), |b| {
+        b.iter(|| black_box((peers.serde_decode)(black_box(input))))
+    });
+    g.finish();
 }
 
 fn int_arrays(c: &mut Criterion) {
     for &size in &SIZES {
         let case = Case::new(size, 4, ints);
-        let n = case.encoded.len();
-        let serde_in = case.values.clone();
         let c_in = rpcgen_peer::CInts::new(&case.values);
-
-        let mut g = c.benchmark_group("xdr/encode/int");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_encode(&mut g, &case.label, &case.encoded);
-        let mut out = out_buf(n);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                encode_into(black_box(&case.values), &mut out).unwrap();
-                black_box(&out);
-            })
-        });
-        let mut cbuf = vec![0u8; n];
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| black_box(c_in.encode(black_box(&mut cbuf))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                serde_peer::encode_ints(black_box(&serde_in), &mut out);
-                black_box(&out);
-            })
-        });
-        g.finish();
-
-        let mut g = c.benchmark_group("xdr/decode/int");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_decode(&mut g, &case.label, &case.encoded);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| black_box(from_slice::<Vec<i32>>(black_box(&case.encoded)).unwrap()))
-        });
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| assert!(rpcgen_peer::bench_decode_ints(black_box(&case.encoded))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| black_box(serde_peer::decode_ints(black_box(&case.encoded))))
-        });
-        g.finish();
+        let peers = Competitors {
+            serde_values: case.values.clone(),
+            serde_encode: serde_peer::encode_ints,
+            serde_decode: serde_peer::decode_ints,
+            c_encode: Box::new(move |out| c_in.encode(out)),
+            c_decode: rpcgen_peer::bench_decode_ints,
+            extra_decoders: Vec::new(),
+        };
+        workload(c, "int", &case, peers);
     }
 }
 
 fn rect_arrays(c: &mut Criterion) {
     for &size in &SIZES {
         let case = Case::new(size, 16, rects);
-        let n = case.encoded.len();
-        let serde_in: Vec<_> = case.values.iter().map(serde_rect).collect();
         let words: Vec<[i32; 4]> = case
             .values
             .iter()
             .map(|r| [r.a.x, r.a.y, r.b.x, r.b.y])
             .collect();
         let c_in = rpcgen_peer::CRects::new(&words);
-
-        let mut g = c.benchmark_group("xdr/encode/rect");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_encode(&mut g, &case.label, &case.encoded);
-        let mut out = out_buf(n);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                encode_into(black_box(&case.values), &mut out).unwrap();
-                black_box(&out);
-            })
-        });
-        let mut cbuf = vec![0u8; n];
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| black_box(c_in.encode(black_box(&mut cbuf))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                serde_peer::encode_rects(black_box(&serde_in), &mut out);
-                black_box(&out);
-            })
-        });
-        g.finish();
-
-        let mut g = c.benchmark_group("xdr/decode/rect");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_decode(&mut g, &case.label, &case.encoded);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| black_box(from_slice::<Vec<Rect>>(black_box(&case.encoded)).unwrap()))
-        });
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| assert!(rpcgen_peer::bench_decode_rects(black_box(&case.encoded))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| black_box(serde_peer::decode_rects(black_box(&case.encoded))))
-        });
-        g.finish();
+        let peers = Competitors {
+            serde_values: case.values.iter().map(serde_rect).collect(),
+            serde_encode: serde_peer::encode_rects,
+            serde_decode: serde_peer::decode_rects,
+            c_encode: Box::new(move |out| c_in.encode(out)),
+            c_decode: rpcgen_peer::bench_decode_rects,
+            extra_decoders: Vec::new(),
+        };
+        workload::<Rect, _>(c, "rect", &case, peers);
     }
 }
 
 fn dirent_arrays(c: &mut Criterion) {
     for &size in &SIZES {
         let case = Case::new(size, DIRENT_BYTES, dirents);
-        let n = case.encoded.len();
-        let serde_in: Vec<_> = case.values.iter().map(serde_dirent).collect();
         let c_vals: Vec<_> = case.values.iter().map(c_dirent).collect();
         let c_in = rpcgen_peer::CDirents::new(&c_vals);
-
-        let mut g = c.benchmark_group("xdr/encode/dirent");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_encode(&mut g, &case.label, &case.encoded);
-        let mut out = out_buf(n);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                encode_into(black_box(&case.values), &mut out).unwrap();
-                black_box(&out);
-            })
-        });
-        let mut cbuf = vec![0u8; n];
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| black_box(c_in.encode(black_box(&mut cbuf))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| {
-                out.clear();
-                serde_peer::encode_dirents(black_box(&serde_in), &mut out);
-                black_box(&out);
-            })
-        });
-        g.finish();
-
-        let mut g = c.benchmark_group("xdr/decode/dirent");
-        g.throughput(Throughput::Bytes(n as u64));
-        memcpy_decode(&mut g, &case.label, &case.encoded);
-        g.bench_function(BenchmarkId::new("marshal", &case.label), |b| {
-            b.iter(|| black_box(from_slice::<Vec<DirEntry>>(black_box(&case.encoded)).unwrap()))
-        });
-        g.bench_function(BenchmarkId::new("marshal-borrowed-str", &case.label), |b| {
-            b.iter(|| {
-                black_box(from_slice::<Vec<DirEntryRef<'_>>>(black_box(&case.encoded)).unwrap())
-            })
-        });
-        g.bench_function(
-            BenchmarkId::new("marshal-borrowed-bytes", &case.label),
-            |b| {
-                b.iter(|| {
-                    black_box(
-                        from_slice::<Vec<DirEntryBytes<'_>>>(black_box(&case.encoded)).unwrap(),
-                    )
-                })
-            },
-        );
-        g.bench_function(BenchmarkId::new("rpcgen", &case.label), |b| {
-            b.iter(|| assert!(rpcgen_peer::bench_decode_dirents(black_box(&case.encoded))))
-        });
-        g.bench_function(BenchmarkId::new("serde-xdr", &case.label), |b| {
-            b.iter(|| black_box(serde_peer::decode_dirents(black_box(&case.encoded))))
-        });
-        g.finish();
+        let peers = Competitors {
+            serde_values: case.values.iter().map(serde_dirent).collect(),
+            serde_encode: serde_peer::encode_dirents,
+            serde_decode: serde_peer::decode_dirents,
+            c_encode: Box::new(move |out| c_in.encode(out)),
+            c_decode: rpcgen_peer::bench_decode_dirents,
+            extra_decoders: vec![
+                ("marshal-borrowed-str", |b| {
+                    black_box(from_slice::<Vec<DirEntryRef<'_>>>(b).unwrap());
+                }),
+                ("marshal-borrowed-bytes", |b| {
+                    black_box(from_slice::<Vec<DirEntryBytes<'_>>>(b).unwrap());
+                }),
+            ],
+        };
+        workload::<DirEntry, _>(c, "dirent", &case, peers);
     }
 }
 

@@ -9,6 +9,7 @@
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
 
 pub mod array;
+mod depth;
 pub mod error;
 pub mod flat;
 pub mod reader;
@@ -17,8 +18,9 @@ pub mod size_class;
 pub mod swap;
 pub mod writer;
 
+pub use depth::DEFAULT_MAX_DEPTH;
 pub use error::{Error, ErrorKind, Segment};
 pub use flat::Flat;
 pub use reader::Reader;
 pub use size_class::SizeClass;
-pub use writer::{Writer, DEFAULT_MAX_DEPTH};
+pub use writer::Writer;

@@ -5,10 +5,10 @@
 
 use core::mem::MaybeUninit;
 
+use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{uninit_bytes_of, Flat};
 use crate::swap;
-use crate::writer::DEFAULT_MAX_DEPTH;
 
 /// Cursor over the input.
 #[derive(Debug, Clone)]
@@ -17,7 +17,7 @@ pub struct Reader<'de> {
     pos: usize,
     /// Offset of `buf[0]` in the whole message.
     base: usize,
-    depth: u32,
+    depth: Depth,
 }
 
 impl<'de> Reader<'de> {
@@ -27,7 +27,7 @@ impl<'de> Reader<'de> {
             buf,
             pos: 0,
             base,
-            depth: DEFAULT_MAX_DEPTH,
+            depth: Depth::default(),
         }
     }
 
@@ -171,24 +171,17 @@ impl<'de> Reader<'de> {
         Ok(unsafe { arr.assume_init() })
     }
 
-    /// Enters one level of nesting, failing beyond the limit.
+    /// Enters one level of nesting (recursive types), failing beyond the limit.
     #[inline]
     pub fn enter(&mut self) -> Result<(), Error> {
-        match self.depth.checked_sub(1) {
-            Some(d) => {
-                self.depth = d;
-                Ok(())
-            }
-            None => Err(self.error(ErrorKind::DepthLimit {
-                limit: DEFAULT_MAX_DEPTH,
-            })),
-        }
+        let at = self.position();
+        self.depth.enter(at)
     }
 
     /// Leaves one level of nesting.
     #[inline]
     pub fn leave(&mut self) {
-        self.depth += 1;
+        self.depth.leave();
     }
 
     /// Fails if any input is left.
@@ -266,7 +259,7 @@ mod tests {
     #[test]
     fn depth() {
         let mut r = Reader::new(&[], 0);
-        for _ in 0..DEFAULT_MAX_DEPTH {
+        for _ in 0..crate::DEFAULT_MAX_DEPTH {
             r.enter().unwrap();
         }
         assert!(r.enter().is_err());

@@ -10,12 +10,10 @@
 
 use core::mem::MaybeUninit;
 
+use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{bytes_of, Flat};
 use crate::swap;
-
-/// Default nesting limit for encoding and decoding recursive types.
-pub const DEFAULT_MAX_DEPTH: u32 = 128;
 
 /// Append-only cursor over an output region.
 #[derive(Debug)]
@@ -25,8 +23,7 @@ pub struct Writer<'a> {
     pos: usize,
     /// Offset of `buf[0]` in the whole message (error offsets, stream-relative alignment).
     base: usize,
-    /// Nesting still allowed.
-    depth: u32,
+    depth: Depth,
 }
 
 impl<'a> Writer<'a> {
@@ -36,7 +33,7 @@ impl<'a> Writer<'a> {
             buf,
             pos: 0,
             base,
-            depth: DEFAULT_MAX_DEPTH,
+            depth: Depth::default(),
         }
     }
 
@@ -153,21 +150,14 @@ impl<'a> Writer<'a> {
     /// Enters one level of nesting (recursive types), failing beyond the limit.
     #[inline]
     pub fn enter(&mut self) -> Result<(), Error> {
-        match self.depth.checked_sub(1) {
-            Some(d) => {
-                self.depth = d;
-                Ok(())
-            }
-            None => Err(self.error(ErrorKind::DepthLimit {
-                limit: DEFAULT_MAX_DEPTH,
-            })),
-        }
+        let at = self.position();
+        self.depth.enter(at)
     }
 
     /// Leaves one level of nesting.
     #[inline]
     pub fn leave(&mut self) {
-        self.depth += 1;
+        self.depth.leave();
     }
 }
 
@@ -284,7 +274,7 @@ mod tests {
     fn depth_limit() {
         let mut out = Vec::new();
         let e = append_to_vec(&mut out, 0, |w| {
-            for _ in 0..=DEFAULT_MAX_DEPTH {
+            for _ in 0..=crate::DEFAULT_MAX_DEPTH {
                 w.enter()?;
             }
             Ok(())
