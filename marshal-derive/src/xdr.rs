@@ -126,12 +126,13 @@ fn in_field(name: &str) -> TokenStream {
     quote!(.map_err(|__e| __e.in_field(#name)))
 }
 
-/// Expression: encoded length of the field at `place` (a reference expression).
-fn field_len(f: &Field<'_>, place: &TokenStream) -> TokenStream {
+/// Expression: encoded length of the field at `place` (a reference expression), with `extra`
+/// applied to its error (more path segments).
+fn field_len(f: &Field<'_>, place: &TokenStream, extra: &TokenStream) -> TokenStream {
     let x = x();
     let name = in_field(&f.name);
     let ty = f.ty;
-    quote_spanned!(ty.span()=> #x::Encode::encoded_len(#place, __depth) #name ?)
+    quote_spanned!(ty.span()=> #x::Encode::encoded_len(#place, __depth) #name #extra ?)
 }
 
 /// Statement: encode the field at `place` (a reference expression).
@@ -284,11 +285,12 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             quote!(&self.#m)
         })
         .collect();
+    let none = TokenStream::new();
     let lens = fields
         .fields
         .iter()
         .zip(&places)
-        .map(|(f, p)| field_len(f, p));
+        .map(|(f, p)| field_len(f, p, &none));
     let prologue = len_prologue();
     let len = quote! {
         #prologue
@@ -296,7 +298,6 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         #(__len += #lens;)*
         ::core::result::Result::Ok(__len)
     };
-    let none = TokenStream::new();
     let encs = fields
         .fields
         .iter()
@@ -338,8 +339,8 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         })
         .collect();
     let lens = body.iter().zip(&places).map(|(f, p)| {
-        let l = field_len(f, p);
-        quote!(__len += (|| ::core::result::Result::Ok::<usize, #x::Error>(#l))() #node_err ?;)
+        let l = field_len(f, p, &node_err);
+        quote!(__len += #l;)
     });
     let len = quote! {
         let __depth = match __depth.checked_sub(1) {
@@ -497,9 +498,8 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
             })
             .collect();
         let lens = fields.iter().zip(&places).map(|(f, p)| {
-            let name = in_field(&f.name);
-            let ty = f.ty;
-            quote_spanned!(ty.span()=> __len += #x::Encode::encoded_len(#p, __depth) #name #in_variant ?;)
+            let l = field_len(f, p, &in_variant);
+            quote!(__len += #l;)
         });
         len_arms.push(quote!(#pat => { #(#lens)* }));
         let encs: Vec<TokenStream> = fields
