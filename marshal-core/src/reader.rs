@@ -130,6 +130,21 @@ impl<'de> Reader<'de> {
         Ok(r)
     }
 
+    /// Consumes the next `n` bytes (a fixed segment) and returns a reader over exactly them:
+    /// one length check here; reads from the segment at constant offsets fold their checks
+    /// away once the segment's length is a constant.
+    #[inline(always)]
+    pub fn segment(&mut self, n: usize) -> Result<Reader<'de>, Error> {
+        let base = self.position();
+        let buf = self.take(n)?;
+        Ok(Reader {
+            buf,
+            pos: 0,
+            base,
+            depth: self.depth,
+        })
+    }
+
     /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the
     /// bytes of every word. Fails before allocating if the input does not hold them.
     pub fn flat_vec<T>(&mut self, n: usize, proof: Flat<T>, swap: bool) -> Result<Vec<T>, Error> {
@@ -158,17 +173,29 @@ impl<'de> Reader<'de> {
         proof: Flat<T>,
         swap: bool,
     ) -> Result<[T; N], Error> {
-        let src = self.take(N * core::mem::size_of::<T>())?;
         let mut arr = MaybeUninit::<[T; N]>::uninit();
-        // SAFETY: `[T; N]` has the layout of `[MaybeUninit<T>; N]`; the pointer comes from an
-        // exclusive borrow of `arr` and covers exactly its `N` elements.
-        let elems = unsafe {
-            core::slice::from_raw_parts_mut(arr.as_mut_ptr().cast::<MaybeUninit<T>>(), N)
-        };
-        fill_flat(elems, src, proof, swap);
-        // SAFETY: `fill_flat` wrote every byte of `arr`, and `Flat<T>` proves any bytes form a
-        // valid `T`.
+        // SAFETY: `[T; N]` is flat words of `T`'s width when `T` is (`Flat::cast`'s contract:
+        // same words, same order, no padding between elements).
+        let proof = unsafe { proof.cast::<[T; N]>() };
+        self.flat_into(&mut arr, proof, swap)?;
+        // SAFETY: `flat_into` returned `Ok`, so it initialised `arr`.
         Ok(unsafe { arr.assume_init() })
+    }
+
+    /// Reads one flat value straight into `out` (same rules as [`Reader::flat_vec`]): a
+    /// struct's array field is filled where it lives, with no move afterwards.
+    #[inline]
+    pub fn flat_into<'a, T>(
+        &mut self,
+        out: &'a mut MaybeUninit<T>,
+        proof: Flat<T>,
+        swap: bool,
+    ) -> Result<&'a mut T, Error> {
+        let src = self.take(core::mem::size_of::<T>())?;
+        fill_flat(core::slice::from_mut(out), src, proof, swap);
+        // SAFETY: `fill_flat` wrote every byte of `out`, and `Flat<T>` proves any bytes form a
+        // valid `T`.
+        Ok(unsafe { out.assume_init_mut() })
     }
 
     /// Enters one level of nesting (recursive types), failing beyond the limit.

@@ -75,6 +75,21 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
+        // Fields of a packed struct may be unaligned: neither encoding (which borrows them)
+        // nor decoding in place can touch them.
+        for a in &input.attrs {
+            let packed = a.path().is_ident("repr")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("packed")));
+            if packed {
+                cx.error_spanned_by(
+                    a,
+                    "Marshal cannot be derived for a `#[repr(packed)]` type: its fields may be unaligned",
+                );
+            }
+        }
         Some(Container {
             ident: &input.ident,
             generics: &input.generics,

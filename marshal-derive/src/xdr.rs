@@ -2,9 +2,12 @@
 //! byte order all come from `wire-xdr` through `marshal::__private::xdr`.
 //!
 //! Shape of the output for a struct: the size class is a constant expression over the fields'
-//! classes; `encode`/`decode` run the field code inside one `chunk` when the class is `Fixed`
-//! (one capacity or length check, then constant offsets) and otherwise field by field with a
-//! depth check. Rustc folds the `match` on the constant, so only one branch survives.
+//! classes; `encode` runs the field code inside one `chunk` when the class is `Fixed` (one
+//! capacity check, then constant offsets) and otherwise field by field with a depth check.
+//! Decoding is `decode_into`: each field is decoded where it lives inside the caller's
+//! `MaybeUninit<Self>` (a vector's spare capacity, say), inside one fixed-length segment when
+//! the class is `Fixed`, so no value is built and then moved. Rustc folds every `match` on a
+//! constant class, so only one branch survives.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
@@ -219,19 +222,46 @@ fn chunked(dir: Dir, body: TokenStream) -> TokenStream {
                 }
             }
         },
-        Dir::Dec => quote! {
-            let __body = |__r: &mut #x::Reader<'de>| -> ::core::result::Result<Self, #x::Error> { #body };
-            match <Self as #tr>::SIZE {
-                #x::SizeClass::Fixed(__n) => __r.chunk(__n, __body),
-                _ => {
-                    __r.enter()?;
-                    let __v = __body(__r)?;
-                    __r.leave();
-                    ::core::result::Result::Ok(__v)
+        // No closure here: the body is written once, in this function, so that the fixed
+        // segment's constant length reaches the field reads without relying on the inliner.
+        Dir::Dec => {
+            let (pro, epi) = dec_segment();
+            quote! {
+                #pro
+                let __v = { #body }?;
+                #epi
+                ::core::result::Result::Ok(__v)
+            }
+        }
+    }
+}
+
+/// Decoding runs in a segment of constant length for fixed classes (one length check; no
+/// closure, so the constant reaches the field reads without relying on the inliner), else
+/// with one level of depth. Returns the code before and after the fields.
+fn dec_segment() -> (TokenStream, TokenStream) {
+    let x = x();
+    (
+        quote! {
+            let __fixed = <Self as #x::Decode<'de>>::SIZE.fixed_len();
+            let mut __seg;
+            let __r: &mut #x::Reader<'de> = match __fixed {
+                ::core::option::Option::Some(__n) => {
+                    __seg = __r.segment(__n)?;
+                    &mut __seg
                 }
+                ::core::option::Option::None => {
+                    __r.enter()?;
+                    __r
+                }
+            };
+        },
+        quote! {
+            if __fixed.is_none() {
+                __r.leave();
             }
         },
-    }
+    )
 }
 
 /// The `encoded_len` prologue: constant for fixed classes, else one level of depth.
@@ -307,13 +337,9 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         Dir::Enc,
         quote! { #(#encs)* ::core::result::Result::Ok(()) },
     );
-    let decs = fields.fields.iter().map(|f| field_decode(f, &none));
-    let value = construct(quote!(Self), fields, None);
-    let dec = chunked(
-        Dir::Dec,
-        quote! { #(#decs)* ::core::result::Result::Ok(#value) },
-    );
-    signatures(
+    let x = x();
+    let dec = quote!(#x::decode_by_place(__r));
+    let (enc_items, mut dec_items) = signatures(
         fields_size(&fields.fields, Dir::Enc),
         fields_size(&fields.fields, Dir::Dec),
         struct_flat(fields, Dir::Enc),
@@ -321,7 +347,56 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         len,
         enc,
         dec,
-    )
+    );
+    dec_items.extend(decode_into(fields));
+    (enc_items, dec_items)
+}
+
+/// `decode_into` for a struct: each field decoded where it lives inside `__out`, guarded so
+/// that a failure drops the fields already decoded, then the whole value assumed initialised.
+fn decode_into(fields: &Fields<'_>) -> TokenStream {
+    let x = x();
+    let (pro, epi) = dec_segment();
+    let guards: Vec<syn::Ident> = (0..fields.fields.len())
+        .map(|i| quote::format_ident!("__g{}", i))
+        .collect();
+    let decs = fields.fields.iter().zip(&guards).map(|(f, g)| {
+        let ty = f.ty;
+        let m = &f.member;
+        let name = in_field(&f.name);
+        let check = f.attrs.max_len.as_ref().map(|ml| {
+            let n = ml.value;
+            quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n) #name ?;)
+        });
+        quote_spanned! {ty.span()=>
+            #check
+            let #g = {
+                let __place = __p
+                    .wrapping_add(::core::mem::offset_of!(Self, #m))
+                    .cast::<#ty>();
+                // SAFETY: `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this
+                // field's place inside it (aligned: packed types are rejected), distinct from
+                // the other fields'; `__out` is assumed initialised only after every guard is
+                // kept.
+                unsafe { #x::decode_field::<#ty>(__r, __place) } #name ?
+            };
+        }
+    });
+    quote! {
+        #[inline]
+        fn decode_into<'__a>(
+            __r: &mut #x::Reader<'de>,
+            __out: &'__a mut ::core::mem::MaybeUninit<Self>,
+        ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
+            #pro
+            let __p = __out.as_mut_ptr().cast::<u8>();
+            #(#decs)*
+            #epi
+            #(#guards.keep();)*
+            // SAFETY: every field was decoded in place (its guard checked the place) and kept.
+            ::core::result::Result::Ok(unsafe { __out.assume_init_mut() })
+        }
+    }
 }
 
 /// A struct whose last field is `Option<Box<Self>>`: an optional-data list (`entry *next`),

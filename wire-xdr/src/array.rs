@@ -1,10 +1,12 @@
 //! Fixed-length arrays, variable-length arrays (RFC 4506 §4.12–4.13), and pointers that are
 //! transparent on the wire (`Box<T>`, `&T`).
 
+use core::mem::MaybeUninit;
+
 use marshal_core::{Error, Flat, Reader, SizeClass, Writer};
 
 use crate::opaque::{put_len, take_len};
-use crate::{Decode, Encode};
+use crate::{Decode, Encode, SWAP};
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
     const SIZE: SizeClass = T::ELEM.repeat(N).pad_to(4);
@@ -42,6 +44,17 @@ impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
         match Self::SIZE {
             SizeClass::Fixed(n) => r.chunk(n, |r| T::decode_array::<N>(r)),
             _ => T::decode_array::<N>(r),
+        }
+    }
+    #[inline]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+    ) -> Result<&'a mut Self, Error> {
+        match Self::FLAT {
+            // One copy or swap pass straight into the destination.
+            Some(proof) => r.flat_into(out, proof, SWAP),
+            None => Ok(out.write(Self::decode(r)?)),
         }
     }
 }

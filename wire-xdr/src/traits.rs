@@ -1,5 +1,7 @@
 //! The two traits the derive implements.
 
+use core::mem::MaybeUninit;
+
 use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
 
 use crate::SWAP;
@@ -104,6 +106,19 @@ pub trait Decode<'de>: Sized {
     /// Reads one value.
     fn decode(r: &mut Reader<'de>) -> Result<Self, Error>;
 
+    /// Reads one value straight into `out` (the derive builds structs field by field in their
+    /// final place, so no value is moved). Returns `out` itself, initialised: callers that
+    /// rely on that check the returned address (see [`decode_in_place`]), which a safe
+    /// implementation can only produce by initialising `out`.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+    ) -> Result<&'a mut Self, Error> {
+        Ok(out.write(Self::decode(r)?))
+    }
+
     /// Reads `n` array elements (after their length prefix). Never allocates more than the
     /// remaining input can fill.
     #[doc(hidden)]
@@ -115,8 +130,18 @@ pub trait Decode<'de>: Sized {
         let cap = check_count::<Self>(r, n)?;
         let mut v = Vec::with_capacity(cap);
         let each = |r: &mut Reader<'de>| {
+            if core::mem::size_of::<Self>() == 0 {
+                for i in 0..n {
+                    v.push(Self::decode(r).map_err(|e| e.at_index(i))?);
+                }
+                return Ok(v);
+            }
+            // Each element is decoded in the vector's spare capacity: no moves.
             for i in 0..n {
-                v.push(Self::decode(r).map_err(|e| e.at_index(i))?);
+                decode_in_place(r, &mut v.spare_capacity_mut()[0]).map_err(|e| e.at_index(i))?;
+                // SAFETY: `decode_in_place` returned `Ok`, so it initialised the first spare
+                // slot, which is at index `len`, within capacity (`cap >= n > i`).
+                unsafe { v.set_len(i + 1) };
             }
             Ok(v)
         };
@@ -136,6 +161,37 @@ pub trait Decode<'de>: Sized {
         }
         marshal_core::array::try_from_fn(|i| Self::decode(r).map_err(|e| e.at_index(i)))
     }
+}
+
+/// Decodes `T` into `slot` with [`Decode::decode_into`] and confirms that what it returned is
+/// `slot` itself. On `Ok`, `slot` is initialised; on `Err` it holds no value that needs
+/// dropping.
+#[inline(always)]
+pub fn decode_in_place<'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    slot: &mut MaybeUninit<T>,
+) -> Result<(), Error> {
+    let place: *mut T = slot.as_mut_ptr();
+    let got: *mut T = T::decode_into(r, slot)?;
+    // A safe `decode_into` can only return a reference into `slot` by writing it (`write`);
+    // any other reference (e.g. a leaked one) is refused, and its value is not dropped here.
+    if core::ptr::eq(got, place) {
+        Ok(())
+    } else {
+        Err(r.error(ErrorKind::Custom(
+            "decode_into returned another place".into(),
+        )))
+    }
+}
+
+/// [`Decode::decode`] through [`Decode::decode_into`]: what derived structs use, so there is
+/// one body for both.
+#[inline(always)]
+pub fn decode_by_place<'de, T: Decode<'de>>(r: &mut Reader<'de>) -> Result<T, Error> {
+    let mut slot = MaybeUninit::uninit();
+    decode_in_place(r, &mut slot)?;
+    // SAFETY: `decode_in_place` returned `Ok`: `slot` is initialised.
+    Ok(unsafe { slot.assume_init() })
 }
 
 /// Largest number of zero-size elements a sequence may claim (they consume no input, so the
