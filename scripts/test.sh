@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 need=()
 command -v rpcgen >/dev/null 2>&1 || need+=(rpcsvc-proto)
 [ -f /usr/include/tirpc/rpc/rpc.h ] || need+=(libtirpc-dev)
+# omniORB 4.2 (omniidl, headers and libraries) builds the C++ peer of the CDR/GIOP tests.
+command -v omniidl >/dev/null 2>&1 || need+=(omniidl)
+[ -f /usr/include/omniORB4/CORBA.h ] || need+=(libomniorb4-dev)
+dpkg -s omniorb >/dev/null 2>&1 || need+=(omniorb)
 if [ ${#need[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need[*]}"
   sudo=""

@@ -1,0 +1,209 @@
+//! omni-server, omni-client and the in-process OmniClient against each other.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use omniorb_peer::{client_path, server_path, OmniClient};
+
+/// A running omni-server; dropping it closes its stdin, which stops it.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    ior: String,
+    corbaloc: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(server_path())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawning {}: {e}", server_path().display()));
+        let stdin = child.stdin.take();
+        let mut out = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = || {
+            let mut s = String::new();
+            out.read_line(&mut s).expect("reading omni-server's stdout");
+            s.trim_end().to_owned()
+        };
+        let ior = line();
+        let corbaloc = line();
+        assert!(ior.starts_with("IOR:"), "first line {ior:?}");
+        assert!(
+            corbaloc.starts_with("corbaloc::127.0.0.1:") && corbaloc.ends_with("/Bench"),
+            "second line {corbaloc:?}"
+        );
+        Server {
+            child,
+            stdin,
+            ior,
+            corbaloc,
+        }
+    }
+
+    /// Closes stdin and checks that the server exits 0 promptly.
+    fn stop(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for omni-server") {
+                assert!(status.success(), "omni-server exited with {status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "omni-server did not exit after stdin EOF"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.stdin.take().is_some() {
+            // Not stopped cleanly (a test failed): do not leave it behind.
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn run_client(target: &str, args: &[&str]) -> Output {
+    Command::new(client_path())
+        .arg(target)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", client_path().display()))
+}
+
+/// The client must exit 0 and print only `ok` lines, covering every
+/// operation.
+fn assert_all_ok(out: &Output, what: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what}: omni-client exited with {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() > 40, "{what}: only {} lines", lines.len());
+    for line in &lines {
+        assert!(line.starts_with("ok "), "{what}: {line}");
+    }
+    for op in [
+        "echo_ints",
+        "echo_rects",
+        "echo_dirents",
+        "echo_octets",
+        "echo_shape",
+        "echo_prims",
+        "sum_ints",
+        "fail",
+        "mix",
+    ] {
+        let prefix = format!("ok {op} ");
+        assert!(
+            lines.iter().any(|l| l.starts_with(&prefix)),
+            "{what}: no check of {op}"
+        );
+    }
+}
+
+#[test]
+fn client_against_server_by_ior() {
+    let server = Server::start(&[]);
+    assert_all_ok(&run_client(&server.ior, &[]), "GIOP 1.2, IOR");
+    server.stop();
+}
+
+#[test]
+fn client_against_server_by_corbaloc() {
+    // A corbaloc URL without a version means IIOP 1.0, hence GIOP 1.0.
+    let server = Server::start(&[]);
+    assert_all_ok(&run_client(&server.corbaloc, &[]), "corbaloc");
+    assert_all_ok(
+        &run_client(
+            &server.corbaloc.replace("corbaloc::", "corbaloc::1.2@"),
+            &[],
+        ),
+        "corbaloc 1.2",
+    );
+    server.stop();
+}
+
+#[test]
+fn client_against_server_older_giop() {
+    let server = Server::start(&[]);
+    for v in ["1.0", "1.1"] {
+        assert_all_ok(
+            &run_client(&server.ior, &["--giop", v]),
+            &format!("client --giop {v}"),
+        );
+    }
+    server.stop();
+    // The server side capped too (its IOR then has an IIOP 1.0/1.1 profile).
+    for v in ["1.0", "1.1"] {
+        let server = Server::start(&["--giop", v]);
+        assert_all_ok(&run_client(&server.ior, &[]), &format!("server --giop {v}"));
+        server.stop();
+    }
+}
+
+#[test]
+fn client_reports_failures() {
+    // Nothing listens on a port taken from a stopped server: every check
+    // must fail with a CORBA system exception and the exit status must say so.
+    let server = Server::start(&[]);
+    let target = server.corbaloc.clone();
+    server.stop();
+    let out = run_client(&target, &[]);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.lines().all(|l| l.starts_with("FAIL ")), "{stdout}");
+    assert!(stdout.contains("CORBA::TRANSIENT"), "{stdout}");
+    // And a usage error.
+    let out = Command::new(client_path())
+        .output()
+        .expect("running omni-client");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn in_process_client_round_trips() {
+    let server = Server::start(&[]);
+    assert!(OmniClient::connect("IOR:nonsense").is_none());
+    let err = OmniClient::try_connect("IOR:nonsense").expect_err("bad IOR");
+    assert!(err.contains("MARSHAL"), "{err}");
+    let err = OmniClient::try_connect("no such scheme").expect_err("bad string");
+    assert!(err.contains("BAD_PARAM"), "{err}");
+
+    let mut client = OmniClient::connect(&server.ior).expect("connects");
+    for len in [0, 1, 1000, 100_000] {
+        let t = client.echo_ints(len, 5);
+        assert!(t > Duration::ZERO);
+        let t = client.echo_octets(len, 5);
+        assert!(t > Duration::ZERO);
+    }
+    assert!(client.echo_ints(10, 0) < Duration::from_millis(1));
+    // By corbaloc too (narrowed with a remote _is_a).
+    let mut by_url = OmniClient::connect(&server.corbaloc).expect("connects");
+    by_url.echo_ints(16, 3);
+    drop(client);
+    drop(by_url);
+    server.stop();
+}
+
+#[test]
+#[should_panic(expected = "TRANSIENT")]
+fn in_process_client_panics_when_the_server_is_gone() {
+    let server = Server::start(&[]);
+    let ior = server.ior.clone();
+    server.stop();
+    let mut client = OmniClient::connect(&ior).expect("connects without contacting");
+    client.echo_ints(4, 1);
+}
