@@ -65,6 +65,12 @@ pub enum ErrorKind {
     /// An encoder wrote a different number of bytes than it announced (a bug in a hand-written
     /// `Encode` implementation).
     LengthMismatch { announced: usize, written: usize },
+    /// A CDR string whose length is zero or whose last byte is not the terminating NUL.
+    UnterminatedString,
+    /// A string holding a NUL byte where the wire format cannot carry one (CDR).
+    InteriorNul,
+    /// A byte-order flag other than 0 (big-endian) or 1 (little-endian).
+    InvalidByteOrder(u8),
     /// Anything else, described in words.
     Custom(String),
 }
@@ -190,6 +196,11 @@ impl fmt::Display for ErrorKind {
                 f,
                 "encoder announced {announced} bytes but wrote {written} (inconsistent Encode impl)"
             ),
+            ErrorKind::UnterminatedString => f.write_str("string is not NUL-terminated"),
+            ErrorKind::InteriorNul => f.write_str("string contains a NUL byte"),
+            ErrorKind::InvalidByteOrder(b) => {
+                write!(f, "invalid byte-order flag {b} (expected 0 or 1)")
+            }
             ErrorKind::Custom(msg) => f.write_str(msg),
         }
     }

@@ -102,6 +102,57 @@ macro_rules! primitive_flat {
 }
 primitive_flat!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 
+/// One field's layout facts, for [`flat_struct`].
+#[derive(Debug, Clone, Copy)]
+pub struct FieldLayout {
+    /// Word width of the field's type if it is flat (`Flat::width`), else 0.
+    pub width: usize,
+    /// `size_of` of the field's type.
+    pub size: usize,
+    /// `offset_of!` the field in the struct.
+    pub offset: usize,
+}
+
+/// The width of a flat type, or 0.
+pub const fn width_of<T: ?Sized>(flat: Option<Flat<T>>) -> usize {
+    match flat {
+        Some(f) => f.width(),
+        None => 0,
+    }
+}
+
+/// Decides whether a struct is flat: every field flat with one common width, laid out in
+/// declaration order with no gaps, and nothing after the last field.
+///
+/// # Safety
+/// `fields` must list every field of `T` in declaration order with its type's true
+/// `Flat` width, `size_of` and `offset_of!`; `size` must be `size_of::<T>()`; `T` must be a
+/// struct (not an enum or union).
+pub const unsafe fn flat_struct<T>(size: usize, fields: &[FieldLayout]) -> Option<Flat<T>> {
+    if fields.is_empty() {
+        return None;
+    }
+    let width = fields[0].width;
+    let mut at = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        let f = fields[i];
+        if f.width == 0 || f.width != width || f.offset != at {
+            return None;
+        }
+        at += f.size;
+        i += 1;
+    }
+    if at != size {
+        return None;
+    }
+    // SAFETY: each field is flat words of `width` bytes (valid for any bits, no padding), the
+    // fields tile `[0, size)` without gaps (offsets are running sums of sizes, ending at
+    // `size_of::<T>()`), so `T` has no padding, is valid for any bits, and its size is a
+    // multiple of `width`; the caller guarantees the facts are true and complete.
+    Some(unsafe { Flat::new_unchecked(width as u8) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

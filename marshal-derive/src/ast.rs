@@ -12,6 +12,7 @@ pub struct Container<'a> {
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
     pub data: Data<'a>,
+    pub attrs: attr::Container,
 }
 
 pub enum Data<'a> {
@@ -59,7 +60,15 @@ pub struct Variant<'a> {
 
 impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Self> {
-        attr::container(cx, input);
+        let attrs = attr::Container::from_ast(cx, input);
+        if let Some(d) = &attrs.discriminant {
+            if !matches!(&input.data, syn::Data::Enum(_)) {
+                cx.syn_error(syn::Error::new(
+                    d.span,
+                    "`discriminant` applies to an enum with data (a union)",
+                ));
+            }
+        }
         let data = match &input.data {
             syn::Data::Struct(s) => Data::Struct(Fields::from_ast(
                 cx,
@@ -93,6 +102,7 @@ impl<'a> Container<'a> {
         Some(Container {
             ident: &input.ident,
             generics: &input.generics,
+            attrs,
             data,
         })
     }

@@ -3,6 +3,7 @@
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
 use syn::{LitInt, Token};
 
 use crate::ctxt::Ctxt;
@@ -11,6 +12,7 @@ mod kw {
     syn::custom_keyword!(max_len);
     syn::custom_keyword!(tag);
     syn::custom_keyword!(default);
+    syn::custom_keyword!(discriminant);
 }
 
 /// One item inside `#[marshal(...)]`.
@@ -18,6 +20,7 @@ enum Item {
     MaxLen(kw::max_len, LitInt),
     Tag(kw::tag, Option<Token![-]>, LitInt),
     Default(kw::default),
+    Discriminant(kw::discriminant, Box<syn::Type>),
 }
 
 impl Parse for Item {
@@ -33,6 +36,10 @@ impl Parse for Item {
             Ok(Item::Tag(k, input.parse()?, input.parse()?))
         } else if la.peek(kw::default) {
             Ok(Item::Default(input.parse()?))
+        } else if la.peek(kw::discriminant) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(Item::Discriminant(k, Box::new(input.parse()?)))
         } else {
             Err(la.error())
         }
@@ -45,6 +52,7 @@ impl Item {
             Item::MaxLen(k, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Tag(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Default(k) => k.span,
+            Item::Discriminant(k, t) => k.span.join(t.span()).unwrap_or(k.span),
         }
     }
 }
@@ -142,18 +150,55 @@ impl Variant {
                     item.span(),
                     "`max_len` belongs on a field, not on a variant",
                 )),
+                Item::Discriminant(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`discriminant` belongs on the enum, not on a variant",
+                )),
             }
         }
         a
     }
 }
 
-/// Container attributes: none yet; any `#[marshal(...)]` on the type is reported.
-pub fn container(cx: &Ctxt, input: &syn::DeriveInput) {
-    for item in items(cx, &input.attrs) {
-        cx.syn_error(syn::Error::new(
-            item.span(),
-            "this attribute belongs on a field or variant, not on the type",
-        ));
+/// Container attributes.
+#[derive(Default)]
+pub struct Container {
+    /// `#[marshal(discriminant = T)]`: the type a CDR union switches on (default `i32`).
+    pub discriminant: Option<Spanned<syn::Type>>,
+}
+
+const DISCRIMINANTS: [&str; 6] = ["i16", "u16", "i32", "u32", "u8", "bool"];
+
+impl Container {
+    pub fn from_ast(cx: &Ctxt, input: &syn::DeriveInput) -> Self {
+        let mut a = Container::default();
+        for item in items(cx, &input.attrs) {
+            match item {
+                Item::Discriminant(_, ref ty) => {
+                    let ok = matches!(&**ty, syn::Type::Path(p)
+                        if p.qself.is_none()
+                            && DISCRIMINANTS.iter().any(|d| p.path.is_ident(d)));
+                    if !ok {
+                        cx.error_spanned_by(
+                            ty,
+                            "a union discriminant must be one of i16, u16, i32, u32, u8, bool",
+                        );
+                    }
+                    let span = item.span();
+                    set_once(
+                        cx,
+                        &mut a.discriminant,
+                        (**ty).clone(),
+                        span,
+                        "discriminant",
+                    );
+                }
+                other => cx.syn_error(syn::Error::new(
+                    other.span(),
+                    "this attribute belongs on a field or variant, not on the type",
+                )),
+            }
+        }
+        a
     }
 }

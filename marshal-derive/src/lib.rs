@@ -8,6 +8,10 @@
 mod ast;
 mod attr;
 mod bound;
+#[cfg(feature = "iiop")]
+mod cdr;
+#[allow(dead_code)] // used by whichever formats are enabled
+mod common;
 mod ctxt;
 #[cfg(feature = "xdr")]
 mod xdr;
@@ -30,6 +34,8 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
     let mut out = proc_macro2::TokenStream::new();
     #[cfg(feature = "xdr")]
     out.extend(xdr::expand(&cont));
+    #[cfg(feature = "iiop")]
+    out.extend(cdr::expand(&cont));
     let _ = &cont;
     Ok(quote! {
         #[doc(hidden)]

@@ -13,8 +13,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::{Container, Data, Field, Fields, Style, Variant};
+use crate::ast::{Container, Data, Field, Fields, Variant};
 use crate::bound;
+use crate::common::{arm_fields, construct, in_field, pattern};
 
 fn x() -> TokenStream {
     quote!(::marshal::__private::xdr)
@@ -98,35 +99,7 @@ fn fields_size<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>, dir: Dir) ->
 
 /// `Option<Flat<Self>>` for a struct, from its fields' layout facts.
 fn struct_flat(fields: &Fields<'_>, dir: Dir) -> TokenStream {
-    let x = x();
-    if fields.fields.is_empty() {
-        return TokenStream::new();
-    }
-    let tr = dir.trait_path();
-    let facts = fields.fields.iter().map(|f| {
-        let ty = f.ty;
-        let m = &f.member;
-        quote! {
-            #x::FieldLayout {
-                width: #x::width_of(<#ty as #tr>::FLAT),
-                size: ::core::mem::size_of::<#ty>(),
-                offset: ::core::mem::offset_of!(Self, #m),
-            }
-        }
-    });
-    quote! {
-        const FLAT: ::core::option::Option<#x::Flat<Self>> = {
-            // SAFETY: the list names every field of this struct in declaration order with its
-            // type's own `FLAT` width, `size_of` and `offset_of!`, and the size is
-            // `size_of::<Self>()`: exactly the preconditions of `flat_struct`.
-            unsafe { #x::flat_struct::<Self>(::core::mem::size_of::<Self>(), &[#(#facts),*]) }
-        };
-    }
-}
-
-/// `map_err` adding the field's name to the error path.
-fn in_field(name: &str) -> TokenStream {
-    quote!(.map_err(|__e| __e.in_field(#name)))
+    crate::common::struct_flat(&x(), &dir.trait_path(), fields)
 }
 
 /// Expression: encoded length of the field at `place` (a reference expression), with `extra`
@@ -168,40 +141,6 @@ fn field_decode(f: &Field<'_>, extra: &TokenStream) -> TokenStream {
         None => {
             quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r) #name #extra ?;)
         }
-    }
-}
-
-/// `Self { a: __f0, .. }`, `Self(__f0, ..)` or `Self` (`path` is `Self` or `Self::Variant`).
-fn construct(path: TokenStream, fields: &Fields<'_>, last: Option<TokenStream>) -> TokenStream {
-    let n = fields.fields.len() - usize::from(last.is_some());
-    let vals: Vec<TokenStream> = fields.fields[..n]
-        .iter()
-        .map(|f| {
-            let b = &f.binding;
-            quote!(#b)
-        })
-        .chain(last)
-        .collect();
-    match fields.style {
-        Style::Named => {
-            let names = fields.fields.iter().map(|f| &f.member);
-            quote!(#path { #(#names: #vals),* })
-        }
-        Style::Tuple => quote!(#path(#(#vals),*)),
-        Style::Unit => path,
-    }
-}
-
-/// A pattern binding every field by reference (matched against `&Self`).
-fn pattern(path: TokenStream, fields: &Fields<'_>) -> TokenStream {
-    let bs = fields.fields.iter().map(|f| &f.binding);
-    match fields.style {
-        Style::Named => {
-            let names = fields.fields.iter().map(|f| &f.member);
-            quote!(#path { #(#names: #bs),* })
-        }
-        Style::Tuple => quote!(#path(#(#bs),*)),
-        Style::Unit => path,
     }
 }
 
@@ -534,15 +473,6 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         enc,
         dec,
     )
-}
-
-/// The fields of an arm that follow the discriminant (all of them, except for `default`).
-fn arm_fields<'v>(v: &'v Variant<'v>) -> &'v [Field<'v>] {
-    if v.is_default {
-        &v.fields.fields[1..]
-    } else {
-        &v.fields.fields
-    }
 }
 
 fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStream) {

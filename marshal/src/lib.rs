@@ -79,9 +79,50 @@ pub mod xdr {
     pub use wire_xdr::{encode_into, from_slice, size_class, to_vec, Decode, Encode};
 }
 
+/// CDR (CORBA GIOP, as spoken by omniORB): entry points and traits. Primitives are aligned
+/// to their size relative to the stream's origin, in the byte order the sender picks.
+///
+/// | Rust | IDL |
+/// |---|---|
+/// | `u8` / `i8` / `bool` | `octet` / `char` / `boolean` |
+/// | `i16`, `u16` | `short`, `unsigned short` |
+/// | `i32`, `u32` | `long`, `unsigned long` |
+/// | `i64`, `u64` | `long long`, `unsigned long long` |
+/// | `f32`, `f64` | `float`, `double` |
+/// | `String`, `&str` | `string` (UTF-8 checked, no NUL inside) |
+/// | `Vec<T>`, `&[u8]`, `bytes::Bytes` | `sequence<T>`, `sequence<octet>` |
+/// | `[T; N]` | `T[N]` |
+/// | `Option<T>` | `sequence<T, 1>` |
+/// | `Box<T>` | `T` |
+/// | `()`, tuples (up to 12) | nothing, `struct` |
+/// | C-like enum | `enum` (encoded as its ordinal, not its value) |
+/// | enum with data | `union` switching on `long`, or on `#[marshal(discriminant = T)]` |
+/// | `#[marshal(max_len = N)]` field | `string<N>`, `sequence<T, N>` |
+///
+/// ```
+/// use marshal::cdr::{to_vec, from_slice, ByteOrder};
+/// #[derive(marshal::Marshal, Debug, PartialEq)]
+/// struct Sample { id: u16, weight: f64, name: String }
+///
+/// let s = Sample { id: 7, weight: 0.5, name: "x".into() };
+/// let bytes = to_vec(&s, ByteOrder::Big)?;
+/// // short, 6 bytes of padding, double, then the string: length 2, "x", NUL.
+/// assert_eq!(bytes.len(), 2 + 6 + 8 + 4 + 2);
+/// assert_eq!(from_slice::<Sample>(&bytes, ByteOrder::Big)?, s);
+/// # Ok::<(), marshal::Error>(())
+/// ```
+#[cfg(feature = "iiop")]
+pub mod cdr {
+    pub use wire_iiop::{
+        from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode, Encode,
+    };
+}
+
 /// Items the derive's output uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "iiop")]
+    pub use wire_iiop::__private as iiop;
     #[cfg(feature = "xdr")]
     pub use wire_xdr::__private as xdr;
 }

@@ -47,6 +47,27 @@ impl<'de> Decode<'de> for Tracked {
     }
 }
 
+impl marshal::cdr::Encode for Tracked {
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        marshal::cdr::Encode::end(&self.0, pos, depth)
+    }
+    fn encode(
+        &self,
+        w: &mut marshal::__private::xdr::Writer<'_>,
+        order: marshal::cdr::ByteOrder,
+    ) -> Result<(), Error> {
+        marshal::cdr::Encode::encode(&self.0, w, order)
+    }
+}
+
+impl<'de> marshal::cdr::Decode<'de> for Tracked {
+    fn decode(r: &mut Reader<'de>, order: marshal::cdr::ByteOrder) -> Result<Self, Error> {
+        Ok(Tracked::new(<u32 as marshal::cdr::Decode>::decode(
+            r, order,
+        )?))
+    }
+}
+
 #[derive(Marshal, Debug, PartialEq)]
 struct Three {
     a: Tracked,
@@ -137,6 +158,25 @@ impl Encode for Liar {
     }
     fn encode(&self, w: &mut marshal::__private::xdr::Writer<'_>) -> Result<(), Error> {
         self.0.encode(w)
+    }
+}
+
+impl marshal::cdr::Encode for Liar {
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        marshal::cdr::Encode::end(&self.0, pos, depth)
+    }
+    fn encode(
+        &self,
+        w: &mut marshal::__private::xdr::Writer<'_>,
+        order: marshal::cdr::ByteOrder,
+    ) -> Result<(), Error> {
+        marshal::cdr::Encode::encode(&self.0, w, order)
+    }
+}
+
+impl<'de> marshal::cdr::Decode<'de> for Liar {
+    fn decode(r: &mut Reader<'de>, order: marshal::cdr::ByteOrder) -> Result<Self, Error> {
+        Ok(Liar(<u32 as marshal::cdr::Decode>::decode(r, order)?))
     }
 }
 

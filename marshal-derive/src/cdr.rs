@@ -1,0 +1,312 @@
+//! Generates `Encode` and `Decode` for CDR (CORBA GIOP). The derive knows no wire rule:
+//! alignment, byte order, discriminants and ordinals all come from `wire-iiop` through
+//! `marshal::__private::iiop`.
+//!
+//! Shape of the output: `end` computes where a value ends from where it starts (alignment
+//! makes sizes depend on position), `encode` writes the fields in order, `decode` reads them.
+//! Structs of same-width words laid out in order (a `Rect` of four `long`s) are `FLAT`:
+//! sequences and arrays of them are one copy or one byte-swap pass. C-like enums are encoded
+//! as their ordinal, as CORBA requires; unions switch on `i32` (`long`) unless the enum says
+//! `#[marshal(discriminant = T)]`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Container, Data, Field, Fields, Variant};
+use crate::bound;
+use crate::common::{arm_fields, construct, in_field, pattern, struct_flat};
+
+fn x() -> TokenStream {
+    quote!(::marshal::__private::iiop)
+}
+
+pub fn expand(cont: &Container<'_>) -> TokenStream {
+    let x = x();
+    let ident = cont.ident;
+    let used = bound::used_type_params(cont);
+
+    let enc_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Encode));
+    let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
+
+    let mut dec_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
+    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
+    de.bounds
+        .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
+    dec_generics
+        .params
+        .insert(0, syn::GenericParam::Lifetime(de));
+    let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
+
+    let (enc_items, dec_items) = match &cont.data {
+        Data::Struct(f) => structure(f),
+        Data::CEnum(vs) => c_enum(ident, vs),
+        Data::Union(vs) => {
+            let disc = match &cont.attrs.discriminant {
+                Some(d) => {
+                    let t = &d.value;
+                    quote!(#t)
+                }
+                None => quote!(i32),
+            };
+            union(ident, vs, &disc)
+        }
+    };
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_g #x::Encode for #ident #ty_g #where_g {
+            #enc_items
+        }
+        #[automatically_derived]
+        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
+            #dec_items
+        }
+    }
+}
+
+/// Statement: advance `__pos` past the field at `place`.
+fn field_end(f: &Field<'_>, place: &TokenStream) -> TokenStream {
+    let x = x();
+    let name = in_field(&f.name);
+    let ty = f.ty;
+    quote_spanned!(ty.span()=> let __pos = #x::Encode::end(#place, __pos, __depth) #name ?;)
+}
+
+/// Statement: encode the field at `place`.
+fn field_encode(f: &Field<'_>, place: &TokenStream) -> TokenStream {
+    let x = x();
+    let name = in_field(&f.name);
+    let ty = f.ty;
+    match &f.attrs.max_len {
+        Some(m) => {
+            let n = m.value;
+            quote_spanned!(m.span=> #x::encode_max(#place, #n, __w, __o) #name ?;)
+        }
+        None => quote_spanned!(ty.span()=> #x::Encode::encode(#place, __w, __o) #name ?;),
+    }
+}
+
+/// Statement: `let <binding> = <decoded field>;`.
+fn field_decode(f: &Field<'_>) -> TokenStream {
+    let x = x();
+    let ty = f.ty;
+    let b = &f.binding;
+    let name = in_field(&f.name);
+    match &f.attrs.max_len {
+        Some(m) => {
+            let n = m.value;
+            quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n, __o) #name ?;)
+        }
+        None => {
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r, __o) #name ?;)
+        }
+    }
+}
+
+/// `0 + <T as Decode>::MIN + ...` over some fields.
+fn fields_min<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStream {
+    let x = x();
+    let mins = fields.into_iter().map(|f| {
+        let ty = f.ty;
+        quote!(<#ty as #x::Decode<'de>>::MIN)
+    });
+    quote!(0usize #(+ #mins)*)
+}
+
+fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
+    let x = x();
+    let places: Vec<TokenStream> = fields
+        .fields
+        .iter()
+        .map(|f| {
+            let m = &f.member;
+            quote!(&self.#m)
+        })
+        .collect();
+    let ends = fields
+        .fields
+        .iter()
+        .zip(&places)
+        .map(|(f, p)| field_end(f, p));
+    let encs = fields
+        .fields
+        .iter()
+        .zip(&places)
+        .map(|(f, p)| field_encode(f, p));
+    let decs = fields.fields.iter().map(field_decode);
+    let value = construct(quote!(Self), fields, None);
+    let min = fields_min(&fields.fields);
+    let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
+    let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
+    (
+        quote! {
+            #flat_enc
+            #[inline]
+            fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
+                let __depth = #x::descend(__depth)?;
+                #(#ends)*
+                ::core::result::Result::Ok(__pos)
+            }
+            #[inline]
+            fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                #(#encs)*
+                ::core::result::Result::Ok(())
+            }
+        },
+        quote! {
+            #flat_dec
+            const MIN: usize = #min;
+            #[inline]
+            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                __r.enter()?;
+                #(#decs)*
+                __r.leave();
+                ::core::result::Result::Ok(#value)
+            }
+        },
+    )
+}
+
+fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {
+    let x = x();
+    let type_name = ident.to_string();
+    let ords: Vec<Literal> = (0..variants.len())
+        .map(|i| Literal::u32_suffixed(i as u32))
+        .collect();
+    (
+        quote! {
+            #[inline]
+            fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
+                #x::Encode::end(&0u32, __pos, __depth)
+            }
+            #[inline]
+            fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                #x::put_ordinal(__w, match self { #(Self::#variants => #ords,)* }, __o)
+            }
+        },
+        quote! {
+            const MIN: usize = 4;
+            #[inline]
+            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                match #x::take_ordinal(__r, __o)? {
+                    #(#ords => ::core::result::Result::Ok(Self::#variants),)*
+                    __d => ::core::result::Result::Err(
+                        #x::unknown_discriminant(__r, 4, __d as i64, #type_name)
+                    ),
+                }
+            }
+        },
+    )
+}
+
+fn union(
+    ident: &syn::Ident,
+    variants: &[Variant<'_>],
+    disc: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let x = x();
+    let type_name = ident.to_string();
+    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
+    let checks = tagged.iter().map(|v| {
+        let tag = Literal::i64_suffixed(i64::from(v.tag));
+        let msg = format!("the tag of `{ident}::{}` does not fit the union's discriminant type", v.ident);
+        quote_spanned!(v.tag_span=> const _: () = ::core::assert!(#x::tag_fits::<#disc>(#tag), #msg);)
+    });
+
+    let mut end_arms = Vec::new();
+    let mut enc_arms = Vec::new();
+    let mut dec_arms = Vec::new();
+    for v in variants {
+        let vid = v.ident;
+        let pat = pattern(quote!(Self::#vid), &v.fields);
+        let body = arm_fields(v);
+        let places: Vec<TokenStream> = body
+            .iter()
+            .map(|f| {
+                let b = &f.binding;
+                quote!(#b)
+            })
+            .collect();
+        let ends = body.iter().zip(&places).map(|(f, p)| field_end(f, p));
+        let unused = v.is_default.then(|| {
+            let d = &v.fields.fields[0].binding;
+            quote!(let _ = #d;)
+        });
+        end_arms.push(quote! { #pat => { #unused #(#ends)* ::core::result::Result::Ok(__pos) } });
+        let encs = body.iter().zip(&places).map(|(f, p)| field_encode(f, p));
+        let decs = body.iter().map(field_decode);
+        if v.is_default {
+            let d = &v.fields.fields[0].binding;
+            let vname = |u: &&Variant<'_>| u.ident.to_string();
+            let taken_tags = tagged.iter().map(|u| Literal::i32_suffixed(u.tag));
+            let taken_names = tagged.iter().map(vname);
+            let dty = v.fields.fields[0].ty;
+            let get = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::get(#d));
+            let from = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::from_i32);
+            enc_arms.push(quote! {
+                #pat => {
+                    let __dv: i32 = #get;
+                    match __dv {
+                        #(#taken_tags => return ::core::result::Result::Err(
+                            #x::discriminant_taken(__w, __dv, #taken_names)),)*
+                        _ => {}
+                    }
+                    #x::put_default_discriminant::<#disc>(__w, __dv, __o)?;
+                    #(#encs)*
+                }
+            });
+            let value = construct(quote!(Self::#vid), &v.fields, None);
+            dec_arms.push(quote! {
+                _ => {
+                    let #d = #from(#x::default_discriminant(__r, __d)?);
+                    #(#decs)*
+                    #value
+                }
+            });
+        } else {
+            let tag = Literal::i64_suffixed(i64::from(v.tag));
+            enc_arms.push(quote! {
+                #pat => {
+                    #x::put_discriminant::<#disc>(__w, #tag, __o)?;
+                    #(#encs)*
+                }
+            });
+            let value = construct(quote!(Self::#vid), &v.fields, None);
+            dec_arms.push(quote! { #tag => { #(#decs)* #value } });
+        }
+    }
+    if !variants.iter().any(|v| v.is_default) {
+        dec_arms.push(quote! {
+            _ => return ::core::result::Result::Err(#x::unknown_discriminant(
+                __r, #x::disc_width::<#disc>(), __d, #type_name)),
+        });
+    }
+    (
+        quote! {
+            #[inline]
+            fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
+                #(#checks)*
+                let __depth = #x::descend(__depth)?;
+                let __pos = #x::disc_end::<#disc>(__pos);
+                match self { #(#end_arms)* }
+            }
+            #[inline]
+            fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                match self { #(#enc_arms)* }
+                ::core::result::Result::Ok(())
+            }
+        },
+        quote! {
+            const MIN: usize = #x::disc_width::<#disc>();
+            #[inline]
+            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                __r.enter()?;
+                let __d = #x::take_discriminant::<#disc>(__r, __o)?;
+                let __v = match __d { #(#dec_arms)* };
+                __r.leave();
+                ::core::result::Result::Ok(__v)
+            }
+        },
+    )
+}

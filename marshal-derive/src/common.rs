@@ -1,0 +1,81 @@
+//! Generation helpers that know no wire rule, shared by every format.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::{Field, Fields, Style, Variant};
+
+/// `map_err` adding the field's name to the error path.
+pub fn in_field(name: &str) -> TokenStream {
+    quote!(.map_err(|__e| __e.in_field(#name)))
+}
+
+/// `Self { a: __f0, .. }`, `Self(__f0, ..)` or `Self` (`path` is `Self` or `Self::Variant`).
+pub fn construct(path: TokenStream, fields: &Fields<'_>, last: Option<TokenStream>) -> TokenStream {
+    let n = fields.fields.len() - usize::from(last.is_some());
+    let vals: Vec<TokenStream> = fields.fields[..n]
+        .iter()
+        .map(|f| {
+            let b = &f.binding;
+            quote!(#b)
+        })
+        .chain(last)
+        .collect();
+    match fields.style {
+        Style::Named => {
+            let names = fields.fields.iter().map(|f| &f.member);
+            quote!(#path { #(#names: #vals),* })
+        }
+        Style::Tuple => quote!(#path(#(#vals),*)),
+        Style::Unit => path,
+    }
+}
+
+/// A pattern binding every field by reference (matched against `&Self`).
+pub fn pattern(path: TokenStream, fields: &Fields<'_>) -> TokenStream {
+    let bs = fields.fields.iter().map(|f| &f.binding);
+    match fields.style {
+        Style::Named => {
+            let names = fields.fields.iter().map(|f| &f.member);
+            quote!(#path { #(#names: #bs),* })
+        }
+        Style::Tuple => quote!(#path(#(#bs),*)),
+        Style::Unit => path,
+    }
+}
+
+/// The fields of an arm that follow the discriminant (all of them, except for `default`).
+pub fn arm_fields<'v>(v: &'v Variant<'v>) -> &'v [Field<'v>] {
+    if v.is_default {
+        &v.fields.fields[1..]
+    } else {
+        &v.fields.fields
+    }
+}
+
+/// `const FLAT` for a struct, from its fields' layout facts: `x` is the wire crate's private
+/// path and `tr` the trait whose `FLAT` each field contributes.
+pub fn struct_flat(x: &TokenStream, tr: &TokenStream, fields: &Fields<'_>) -> TokenStream {
+    if fields.fields.is_empty() {
+        return TokenStream::new();
+    }
+    let facts = fields.fields.iter().map(|f| {
+        let ty = f.ty;
+        let m = &f.member;
+        quote! {
+            #x::FieldLayout {
+                width: #x::width_of(<#ty as #tr>::FLAT),
+                size: ::core::mem::size_of::<#ty>(),
+                offset: ::core::mem::offset_of!(Self, #m),
+            }
+        }
+    });
+    quote! {
+        const FLAT: ::core::option::Option<#x::Flat<Self>> = {
+            // SAFETY: the list names every field of this struct in declaration order with its
+            // type's own `FLAT` width, `size_of` and `offset_of!`, and the size is
+            // `size_of::<Self>()`: exactly the preconditions of `flat_struct`.
+            unsafe { #x::flat_struct::<Self>(::core::mem::size_of::<Self>(), &[#(#facts),*]) }
+        };
+    }
+}

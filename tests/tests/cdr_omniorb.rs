@@ -1,0 +1,276 @@
+//! CDR byte-exactness against omniORB: the same IDL values (`peers/omniorb/idl/flick.idl`)
+//! encoded by omniORB's generated marshaling code (into a `cdrMemoryStream`) and by marshal
+//! give identical bytes, in both byte orders, and each side decodes the other's bytes. omniORB
+//! is built during the tests; if it is missing the build fails, so these never skip.
+
+use marshal::cdr::{from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder};
+use marshal::Marshal;
+use omniorb_peer as omni;
+use workloads::{dirents, ints, rects, DirEntry, Rect, Stat};
+
+const ORDERS: [(ByteOrder, omni::Order); 2] = [
+    (ByteOrder::Big, omni::Order::Big),
+    (ByteOrder::Little, omni::Order::Little),
+];
+
+/// `enum Color { red, green, blue };` — values deliberately unlike the ordinals CDR sends.
+#[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq)]
+enum Color {
+    Red = 10,
+    Green = 20,
+    Blue = 30,
+}
+
+/// `struct Prims` of the IDL.
+#[derive(Marshal, Debug, Clone, PartialEq)]
+struct Prims {
+    o: u8,
+    b: bool,
+    c: i8,
+    s: i16,
+    us: u16,
+    l: i32,
+    ul: u32,
+    ll: i64,
+    ull: u64,
+    f: f32,
+    d: f64,
+    str: String,
+    col: Color,
+}
+
+/// `union Shape switch (long) { case 0: long ival; case 1: string sval; default: Rect other; }`
+#[derive(Marshal, Debug, Clone, PartialEq)]
+enum Shape {
+    #[marshal(tag = 0)]
+    Int(i32),
+    #[marshal(tag = 1)]
+    Str(String),
+    #[marshal(default)]
+    Other(i32, Rect),
+}
+
+/// `exception Oops { long code; string why; };` (its members, as a reply body carries them).
+#[derive(Marshal, Debug, Clone, PartialEq)]
+struct Oops {
+    code: i32,
+    why: String,
+}
+
+fn omni_rect(r: &Rect) -> [i32; 4] {
+    [r.a.x, r.a.y, r.b.x, r.b.y]
+}
+
+fn omni_dirent(d: &DirEntry) -> omni::DirEntry {
+    omni::DirEntry {
+        name: d.name.clone(),
+        ints: d.st.ints,
+        chars: d.st.chars,
+    }
+}
+
+fn omni_prims(p: &Prims) -> omni::Prims {
+    omni::Prims {
+        o: p.o,
+        b: p.b,
+        c: p.c,
+        s: p.s,
+        us: p.us,
+        l: p.l,
+        ul: p.ul,
+        ll: p.ll,
+        ull: p.ull,
+        f: p.f,
+        d: p.d,
+        str: p.str.clone(),
+        color: match p.col {
+            Color::Red => 0,
+            Color::Green => 1,
+            Color::Blue => 2,
+        },
+    }
+}
+
+fn omni_shape(s: &Shape) -> omni::Shape {
+    match s {
+        Shape::Int(v) => omni::Shape::Int(*v),
+        Shape::Str(v) => omni::Shape::Str(v.clone()),
+        Shape::Other(d, r) => omni::Shape::Other(*d, omni_rect(r)),
+    }
+}
+
+fn samples_prims() -> Vec<Prims> {
+    vec![
+        Prims {
+            o: 0xab,
+            b: true,
+            c: -5,
+            s: -2,
+            us: 0xfffe,
+            l: i32::MIN,
+            ul: u32::MAX,
+            ll: i64::MIN + 1,
+            ull: u64::MAX - 1,
+            f: 1.5,
+            d: -0.25,
+            str: "padding follows".into(),
+            col: Color::Blue,
+        },
+        Prims {
+            o: 0,
+            b: false,
+            c: 0,
+            s: 0,
+            us: 0,
+            l: 0,
+            ul: 0,
+            ll: 0,
+            ull: 0,
+            f: 0.0,
+            d: 0.0,
+            str: String::new(),
+            col: Color::Red,
+        },
+        Prims {
+            o: 1,
+            b: true,
+            c: 127,
+            s: i16::MAX,
+            us: 1,
+            l: 1,
+            ul: 1,
+            ll: 1,
+            ull: 1,
+            f: f32::MAX,
+            d: f64::MIN_POSITIVE,
+            str: "abc".into(),
+            col: Color::Green,
+        },
+    ]
+}
+
+fn samples_shape() -> Vec<Shape> {
+    let r = rects(1)[0];
+    vec![
+        Shape::Int(-7),
+        Shape::Str("seven".into()),
+        Shape::Str(String::new()),
+        Shape::Other(7, r),
+        Shape::Other(-3, r),
+    ]
+}
+
+#[test]
+fn int_sequences_match_omniorb() {
+    for n in [0, 1, 2, 1000] {
+        let v = ints(n);
+        for (o, oo) in ORDERS {
+            let ours = to_vec(&v, o).unwrap();
+            assert_eq!(ours, omni::encode_ints(oo, &v), "{n} ints, {o:?}");
+            assert_eq!(omni::decode_ints(oo, &ours).unwrap(), v);
+            assert_eq!(from_slice::<Vec<i32>>(&ours, o).unwrap(), v);
+        }
+    }
+}
+
+#[test]
+fn rect_sequences_match_omniorb() {
+    for n in [0, 1, 3, 500] {
+        let v = rects(n);
+        let c: Vec<[i32; 4]> = v.iter().map(omni_rect).collect();
+        for (o, oo) in ORDERS {
+            let ours = to_vec(&v, o).unwrap();
+            assert_eq!(ours, omni::encode_rects(oo, &c), "{n} rects, {o:?}");
+            assert_eq!(omni::decode_rects(oo, &ours).unwrap(), c);
+            assert_eq!(from_slice::<Vec<Rect>>(&ours, o).unwrap(), v);
+        }
+    }
+}
+
+#[test]
+fn dirent_sequences_match_omniorb() {
+    let mut v = dirents(20);
+    // Names of every length modulo 4 and the bounds, so the padding before each stat record
+    // varies.
+    for (i, d) in v.iter_mut().enumerate() {
+        d.name.truncate(i % 9);
+    }
+    v[19].name = "x".repeat(255);
+    let c: Vec<omni::DirEntry> = v.iter().map(omni_dirent).collect();
+    for (o, oo) in ORDERS {
+        let ours = to_vec(&v, o).unwrap();
+        assert_eq!(ours, omni::encode_dirents(oo, &c), "{o:?}");
+        assert_eq!(omni::decode_dirents(oo, &ours).unwrap(), c);
+        assert_eq!(from_slice::<Vec<DirEntry>>(&ours, o).unwrap(), v);
+    }
+    // string<255>: a longer name fails on both sides of the wire.
+    let mut long = v[19].clone();
+    long.name.push('y');
+    assert!(to_vec(&vec![long.clone()], ByteOrder::Big).is_err());
+    let mut forged = to_vec(&vec![v[19].clone()], ByteOrder::Big).unwrap();
+    forged[7] = 1; // length 256 + NUL
+    forged[4..8].copy_from_slice(&257u32.to_be_bytes());
+    let e = from_slice::<Vec<DirEntry>>(&forged, ByteOrder::Big).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "[0].name: length 256 exceeds max_len 255 at offset 4"
+    );
+}
+
+#[test]
+fn prims_match_omniorb_including_padding() {
+    for p in samples_prims() {
+        for (o, oo) in ORDERS {
+            let ours = to_vec(&p, o).unwrap();
+            assert_eq!(ours, omni::encode_prims(oo, &omni_prims(&p)), "{p:?} {o:?}");
+            assert_eq!(omni::decode_prims(oo, &ours).unwrap(), omni_prims(&p));
+            assert_eq!(from_slice::<Prims>(&ours, o).unwrap(), p);
+
+            let enc = to_encapsulation(&p, o).unwrap();
+            assert_eq!(enc, omni::encode_encapsulated_prims(oo, &omni_prims(&p)));
+            assert_eq!(from_encapsulation::<Prims>(&enc).unwrap(), p);
+        }
+    }
+    // The layout, spelled out for the first sample in big-endian: octet, boolean, char, pad,
+    // short, unsigned short, pad, long, unsigned long, pad to 16... (CORBA 3, 9.3.1).
+    let b = to_vec(&samples_prims()[0], ByteOrder::Big).unwrap();
+    assert_eq!(&b[..8], [0xab, 1, 0xfb, 0, 0xff, 0xfe, 0xff, 0xfe]);
+    assert_eq!(&b[8..16], [0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    // The enum is its ordinal (2), not its value (30).
+    assert_eq!(&b[b.len() - 4..], [0, 0, 0, 2]);
+}
+
+#[test]
+fn unions_and_exceptions_match_omniorb() {
+    for s in samples_shape() {
+        for (o, oo) in ORDERS {
+            let ours = to_vec(&s, o).unwrap();
+            assert_eq!(ours, omni::encode_shape(oo, &omni_shape(&s)), "{s:?} {o:?}");
+            assert_eq!(omni::decode_shape(oo, &ours).unwrap(), omni_shape(&s));
+            assert_eq!(from_slice::<Shape>(&ours, o).unwrap(), s);
+        }
+    }
+    // A default arm may not hold a tagged variant's discriminant.
+    let e = to_vec(&Shape::Other(1, Rect::default()), ByteOrder::Big).unwrap_err();
+    assert!(e.to_string().contains("belongs to variant Str"), "{e}");
+    for (o, oo) in ORDERS {
+        let oops = Oops {
+            code: 42,
+            why: "failed 42".into(),
+        };
+        assert_eq!(
+            to_vec(&oops, o).unwrap(),
+            omni::encode_oops(oo, 42, "failed 42")
+        );
+    }
+}
+
+#[test]
+fn stat_is_flat_and_fixed_arrays_have_no_length() {
+    let st = Stat {
+        ints: [1; 30],
+        chars: [2; 16],
+    };
+    let b = to_vec(&st, ByteOrder::Little).unwrap();
+    assert_eq!(b.len(), 136);
+}

@@ -1,0 +1,282 @@
+//! Items generated code uses (through `marshal::__private::iiop`). Not a public API.
+
+pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
+pub use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
+
+pub use crate::{ByteOrder, Decode, Encode};
+
+use crate::traits::skip_pad;
+
+/// Types a `max_len` attribute applies to: strings (`string<N>`: `N` characters, the NUL not
+/// counted) and sequences (`sequence<T, N>`).
+#[diagnostic::on_unimplemented(
+    message = "`max_len` applies to strings and sequences, not to `{Self}`",
+    label = "`max_len` is not allowed on a field of type `{Self}`"
+)]
+pub trait VarLen {
+    /// Whether the wire length counts a terminating NUL (strings).
+    const NUL: bool;
+    /// Number of elements (bytes for strings).
+    fn var_len(&self) -> usize;
+}
+
+impl VarLen for str {
+    const NUL: bool = true;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl VarLen for String {
+    const NUL: bool = true;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl VarLen for bytes::Bytes {
+    const NUL: bool = false;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T> VarLen for [T] {
+    const NUL: bool = false;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T> VarLen for Vec<T> {
+    const NUL: bool = false;
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: VarLen + ?Sized> VarLen for &T {
+    const NUL: bool = T::NUL;
+    fn var_len(&self) -> usize {
+        (**self).var_len()
+    }
+}
+impl<T: VarLen + ?Sized> VarLen for Box<T> {
+    const NUL: bool = T::NUL;
+    fn var_len(&self) -> usize {
+        (**self).var_len()
+    }
+}
+
+/// Encodes a `max_len` field: longer data is an error.
+#[inline]
+pub fn encode_max<T: VarLen + Encode + ?Sized>(
+    v: &T,
+    max: usize,
+    w: &mut Writer<'_>,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    let len = v.var_len();
+    if len > max {
+        return Err(w.error(ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        }));
+    }
+    v.encode(w, order)
+}
+
+/// Decodes a `max_len` field: a longer length is an error raised before anything is read or
+/// allocated.
+#[inline]
+pub fn decode_max<'de, T: Decode<'de> + VarLen>(
+    r: &mut Reader<'de>,
+    max: usize,
+    order: ByteOrder,
+) -> Result<T, Error> {
+    skip_pad(r, 4)?;
+    let b = r.peek_array::<4>()?;
+    let wire = match order {
+        ByteOrder::Big => u32::from_be_bytes(b),
+        ByteOrder::Little => u32::from_le_bytes(b),
+    } as usize;
+    let len = if T::NUL { wire.saturating_sub(1) } else { wire };
+    if len > max {
+        return Err(r.error(ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        }));
+    }
+    T::decode(r, order)
+}
+
+/// One nesting level while sizing, or the depth error.
+#[inline(always)]
+pub fn descend(depth: u32) -> Result<u32, Error> {
+    depth.checked_sub(1).ok_or_else(|| {
+        Error::without_offset(ErrorKind::DepthLimit {
+            limit: marshal_core::DEFAULT_MAX_DEPTH,
+        })
+    })
+}
+
+/// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.
+#[diagnostic::on_unimplemented(
+    message = "a CDR union cannot switch on `{Self}`",
+    label = "use i16, u16, i32, u32, u8 or bool"
+)]
+pub trait Discriminant: Encode + for<'de> Decode<'de> + Copy {
+    /// Smallest value.
+    const MIN: i64;
+    /// Largest value.
+    const MAX: i64;
+    /// The value as an `i64`.
+    fn to_i64(self) -> i64;
+    /// The discriminant for `v`, which the caller checked is within `MIN..=MAX`.
+    fn from_i64(v: i64) -> Self;
+}
+
+macro_rules! discriminant {
+    ($($t:ty),*) => {$(
+        impl Discriminant for $t {
+            const MIN: i64 = <$t>::MIN as i64;
+            const MAX: i64 = <$t>::MAX as i64;
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+        }
+    )*};
+}
+discriminant!(i16, u16, i32, u32, u8);
+
+impl Discriminant for bool {
+    const MIN: i64 = 0;
+    const MAX: i64 = 1;
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        i64::from(self)
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+}
+
+/// Whether a variant's tag fits the union's discriminant type (checked at compile time).
+pub const fn tag_fits<D: Discriminant>(tag: i64) -> bool {
+    <D as Discriminant>::MIN <= tag && tag <= <D as Discriminant>::MAX
+}
+
+/// Appends a union discriminant given as an `i64` known to fit `D`.
+#[inline(always)]
+pub fn put_discriminant<D: Discriminant>(
+    w: &mut Writer<'_>,
+    d: i64,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    D::from_i64(d).encode(w, order)
+}
+
+/// Appends the discriminant a `default` arm holds, failing if `D` cannot represent it.
+#[inline]
+pub fn put_default_discriminant<D: Discriminant>(
+    w: &mut Writer<'_>,
+    d: i32,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    let v = i64::from(d);
+    if !tag_fits::<D>(v) {
+        return Err(w.error(ErrorKind::OutOfRange {
+            value: v,
+            type_name: core::any::type_name::<D>(),
+        }));
+    }
+    put_discriminant::<D>(w, v, order)
+}
+
+/// Reads a union discriminant as an `i64`.
+#[inline(always)]
+pub fn take_discriminant<D: Discriminant>(
+    r: &mut Reader<'_>,
+    order: ByteOrder,
+) -> Result<i64, Error> {
+    Ok(D::decode(r, order)?.to_i64())
+}
+
+/// The `i32` a `default` arm keeps for a discriminant just read.
+#[inline]
+pub fn default_discriminant(r: &Reader<'_>, d: i64) -> Result<i32, Error> {
+    i32::try_from(d).map_err(|_| {
+        r.error(ErrorKind::OutOfRange {
+            value: d,
+            type_name: "i32",
+        })
+    })
+}
+
+/// Appends a C-like enum's ordinal (CORBA encodes an enum as its position, an `unsigned long`).
+#[inline(always)]
+pub fn put_ordinal(w: &mut Writer<'_>, ordinal: u32, order: ByteOrder) -> Result<(), Error> {
+    ordinal.encode(w, order)
+}
+
+/// Reads a C-like enum's ordinal.
+#[inline(always)]
+pub fn take_ordinal(r: &mut Reader<'_>, order: ByteOrder) -> Result<u32, Error> {
+    u32::decode(r, order)
+}
+
+/// The error for a discriminant or ordinal just read (`width` bytes) that matches no variant.
+#[cold]
+pub fn unknown_discriminant(
+    r: &Reader<'_>,
+    width: usize,
+    value: i64,
+    type_name: &'static str,
+) -> Error {
+    r.error_back(width, ErrorKind::UnknownDiscriminant { value, type_name })
+}
+
+/// The wire size of discriminant type `D` (for error offsets).
+pub const fn disc_width<D: Discriminant>() -> usize {
+    core::mem::size_of::<D>()
+}
+
+/// The error for a `default` arm holding another variant's discriminant.
+#[cold]
+pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> Error {
+    w.error(ErrorKind::DiscriminantTaken {
+        value: i64::from(value),
+        variant,
+    })
+}
+
+/// End position of discriminant type `D` starting at `pos`.
+#[inline(always)]
+pub const fn disc_end<D: Discriminant>(pos: usize) -> usize {
+    let w = core::mem::size_of::<D>();
+    pos + crate::pad(pos, w) + w
+}
+
+/// The type of a `default` arm's first field: the discriminant it was decoded with, an `i32`.
+#[diagnostic::on_unimplemented(
+    message = "the first field of a `default` arm holds the discriminant and must be `i32`, not `{Self}`",
+    label = "expected `i32`"
+)]
+pub trait ArmDiscriminant {
+    /// The discriminant value.
+    fn get(&self) -> i32;
+    /// The field from a decoded discriminant.
+    fn from_i32(d: i32) -> Self;
+}
+
+impl ArmDiscriminant for i32 {
+    #[inline(always)]
+    fn get(&self) -> i32 {
+        *self
+    }
+    #[inline(always)]
+    fn from_i32(d: i32) -> Self {
+        d
+    }
+}

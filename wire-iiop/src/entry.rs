@@ -1,0 +1,71 @@
+//! The entry points.
+
+use marshal_core::writer::append_to_vec;
+use marshal_core::{Error, ErrorKind, Reader, DEFAULT_MAX_DEPTH};
+
+use crate::{ByteOrder, Decode, Encode};
+
+/// Encodes `value` with its origin at offset 0 (as a GIOP message body is aligned), into a new
+/// vector allocated once at its exact size.
+///
+/// ```
+/// use wire_iiop::{to_vec, ByteOrder};
+/// assert_eq!(to_vec(&(1u8, 2u32), ByteOrder::Little).unwrap(), [1, 0, 0, 0, 2, 0, 0, 0]);
+/// ```
+pub fn to_vec<T: Encode + ?Sized>(value: &T, order: ByteOrder) -> Result<Vec<u8>, Error> {
+    let len = value.end(0, DEFAULT_MAX_DEPTH)?;
+    let mut out = Vec::new();
+    append_to_vec(&mut out, len, |w| value.encode(w, order))?;
+    Ok(out)
+}
+
+/// Decodes a `T` (origin at offset 0) that must take all of `bytes`. Strings and octet
+/// sequences may borrow from `bytes`.
+///
+/// ```
+/// use wire_iiop::{from_slice, ByteOrder};
+/// let v: Vec<u16> = from_slice(&[0, 0, 0, 1, 0, 9], ByteOrder::Big).unwrap();
+/// assert_eq!(v, [9]);
+/// assert!(from_slice::<u16>(&[0, 9, 0], ByteOrder::Big).is_err()); // trailing byte
+/// ```
+pub fn from_slice<'de, T: Decode<'de>>(bytes: &'de [u8], order: ByteOrder) -> Result<T, Error> {
+    let mut r = Reader::new(bytes, 0);
+    let v = T::decode(&mut r, order)?;
+    r.finish()?;
+    Ok(v)
+}
+
+/// Encodes `value` as a CDR encapsulation: the byte-order flag octet, then the body, aligned
+/// relative to the flag (the encapsulation's own origin). There is no length prefix; put the
+/// result in an octet sequence to embed it in a message.
+///
+/// ```
+/// use wire_iiop::{to_encapsulation, ByteOrder};
+/// assert_eq!(to_encapsulation(&7u32, ByteOrder::Big).unwrap(), [0, 0, 0, 0, 0, 0, 0, 7]);
+/// ```
+pub fn to_encapsulation<T: Encode + ?Sized>(value: &T, order: ByteOrder) -> Result<Vec<u8>, Error> {
+    let len = value.end(1, DEFAULT_MAX_DEPTH)?;
+    let mut out = Vec::new();
+    append_to_vec(&mut out, len, |w| {
+        w.put([order.flag()])?;
+        value.encode(w, order)
+    })?;
+    Ok(out)
+}
+
+/// Decodes a CDR encapsulation: the byte order comes from its first octet. Padding bytes are
+/// accepted whatever their value; the body must take all of the remaining bytes.
+///
+/// ```
+/// use wire_iiop::from_encapsulation;
+/// assert_eq!(from_encapsulation::<u32>(&[1, 0xee, 0xee, 0xee, 7, 0, 0, 0]).unwrap(), 7);
+/// ```
+pub fn from_encapsulation<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
+    let mut r = Reader::new(bytes, 0);
+    let [flag] = r.array::<1>()?;
+    let order = ByteOrder::from_flag(flag)
+        .ok_or_else(|| r.error_back(1, ErrorKind::InvalidByteOrder(flag)))?;
+    let v = T::decode(&mut r, order)?;
+    r.finish()?;
+    Ok(v)
+}

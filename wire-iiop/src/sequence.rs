@@ -1,0 +1,198 @@
+//! Sequences (`sequence<T>`, `sequence<T, N>`), arrays (`T[N]`), and pointers that are
+//! transparent on the wire (`Box<T>`, `&T`). `sequence<octet>` and octet arrays are one copy;
+//! sequences and arrays of other primitives and of flat structs are one alignment step, then
+//! one copy in the host's byte order or one byte-swap pass in the other.
+
+use marshal_core::{Error, Flat, Reader, Writer};
+
+use crate::string::{put_len, take_len};
+use crate::{ByteOrder, Decode, Encode};
+
+impl<T: Encode, const N: usize> Encode for [T; N] {
+    const FLAT: Option<Flat<Self>> = match T::FLAT {
+        // SAFETY: `[T; N]` is `N` consecutive `T`s with no padding between them, so it is flat
+        // words of `T`'s width whenever `T` is, in the same order.
+        Some(f) => Some(unsafe { f.cast::<[T; N]>() }),
+        None => None,
+    };
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        T::elems_end(self, pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        T::encode_elems(self, w, order)
+    }
+}
+
+impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
+    const FLAT: Option<Flat<Self>> = match T::FLAT {
+        // SAFETY: as for `Encode::FLAT` above.
+        Some(f) => Some(unsafe { f.cast::<[T; N]>() }),
+        None => None,
+    };
+    const MIN: usize = T::MIN * N;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        T::decode_array::<N>(r, order)
+    }
+}
+
+impl<T: Encode> Encode for [T] {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        let pos = 0u32.end(pos, depth)?;
+        T::elems_end(self, pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        put_len(w, self.len(), order)?;
+        T::encode_elems(self, w, order)
+    }
+}
+
+impl<T: Encode> Encode for Vec<T> {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        self.as_slice().end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        self.as_slice().encode(w, order)
+    }
+}
+
+impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
+    const MIN: usize = 4;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        let n = take_len(r, order)?;
+        T::decode_vec(r, n, order)
+    }
+}
+
+/// `sequence<octet>` borrowed from the input.
+impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
+    const MIN: usize = 4;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        let n = take_len(r, order)?;
+        r.take(n)
+    }
+}
+
+/// `sequence<octet>`.
+impl Encode for bytes::Bytes {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        self.as_ref().end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        self.as_ref().encode(w, order)
+    }
+}
+
+impl<'de> Decode<'de> for bytes::Bytes {
+    const MIN: usize = 4;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        <&[u8]>::decode(r, order).map(bytes::Bytes::copy_from_slice)
+    }
+}
+
+/// `Option<T>` is `sequence<T, 1>`, the usual IDL idiom for an optional value (CDR has no
+/// optional type); a length above 1 is a decode error.
+impl<T: Encode> Encode for Option<T> {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        self.as_slice().end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        self.as_slice().encode(w, order)
+    }
+}
+
+impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
+    const MIN: usize = 4;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        match take_len(r, order)? {
+            0 => Ok(None),
+            1 => T::decode(r, order).map(Some),
+            n => Err(r.error_back(
+                4,
+                marshal_core::ErrorKind::LengthTooLarge {
+                    len: n as u64,
+                    max: 1,
+                },
+            )),
+        }
+    }
+}
+
+/// `Box<T>` is `T` on the wire (for recursive types and large values).
+impl<T: Encode + ?Sized> Encode for Box<T> {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        (**self).end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        (**self).encode(w, order)
+    }
+}
+
+impl<'de, T: Decode<'de>> Decode<'de> for Box<T> {
+    const MIN: usize = T::MIN;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        T::decode(r, order).map(Box::new)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        (**self).end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        (**self).encode(w, order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{from_slice, to_vec, ByteOrder};
+
+    #[test]
+    fn sequences_align_their_elements_only_when_there_are_some() {
+        let b = to_vec(&(1u8, Vec::<f64>::new()), ByteOrder::Big).unwrap();
+        assert_eq!(b, [1, 0, 0, 0, 0, 0, 0, 0]);
+        let b = to_vec(&vec![1.0f64], ByteOrder::Little).unwrap();
+        assert_eq!(b, [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f]);
+        assert_eq!(
+            from_slice::<Vec<f64>>(&b, ByteOrder::Little).unwrap(),
+            [1.0]
+        );
+        let b = to_vec(&vec![1i16, -2], ByteOrder::Big).unwrap();
+        assert_eq!(b, [0, 0, 0, 2, 0, 1, 0xff, 0xfe]);
+        // Octet arrays have no padding after them.
+        let b = to_vec(&([1u8, 2, 3], 4u8), ByteOrder::Big).unwrap();
+        assert_eq!(b, [1, 2, 3, 4]);
+        let v: &[u8] = from_slice(&[0, 0, 0, 2, 7, 8], ByteOrder::Big).unwrap();
+        assert_eq!(v, [7, 8]);
+    }
+
+    #[test]
+    fn huge_lengths_fail_before_allocating() {
+        let e = from_slice::<Vec<u64>>(&[0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0], ByteOrder::Big)
+            .unwrap_err();
+        assert!(e.to_string().contains("exceeds"), "{e}");
+        let e = from_slice::<Vec<String>>(&[0x0f, 0xff, 0xff, 0xf0, 0, 0, 0, 0], ByteOrder::Big)
+            .unwrap_err();
+        assert!(e.to_string().contains("exceeds"), "{e}");
+    }
+}

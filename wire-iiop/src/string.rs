@@ -1,0 +1,148 @@
+//! `string` (CORBA 3, §9.3.2.7): an `unsigned long` length that counts the terminating NUL,
+//! the bytes, then the NUL. Rust strings are UTF-8, checked on decode; a NUL inside a string
+//! cannot be carried and is an error both ways.
+
+use marshal_core::{Error, ErrorKind, Reader, Writer};
+
+use crate::traits::skip_pad;
+use crate::{pad, ByteOrder, Decode, Encode};
+
+/// The `unsigned long` length prefix of a string or sequence.
+#[inline(always)]
+pub(crate) fn put_len(w: &mut Writer<'_>, n: usize, order: ByteOrder) -> Result<(), Error> {
+    let n = u32::try_from(n).map_err(|_| w.error(ErrorKind::TooLong { len: n }))?;
+    n.encode(w, order)
+}
+
+/// Reads a string or sequence length.
+#[inline(always)]
+pub(crate) fn take_len(r: &mut Reader<'_>, order: ByteOrder) -> Result<usize, Error> {
+    Ok(u32::decode(r, order)? as usize)
+}
+
+/// End position of a string of `n` bytes (plus its NUL) starting at `pos`.
+#[inline(always)]
+pub(crate) fn string_end(pos: usize, n: usize) -> usize {
+    pos + pad(pos, 4) + 4 + n + 1
+}
+
+/// Appends a string.
+#[inline]
+pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<(), Error> {
+    if s.contains(&0) {
+        return Err(w.error(ErrorKind::InteriorNul));
+    }
+    put_len(w, s.len() + 1, order)?;
+    w.put_slice(s)?;
+    w.put([0])
+}
+
+/// Reads a string's bytes (without the NUL), borrowed from the input.
+#[inline]
+pub(crate) fn take_str_bytes<'de>(
+    r: &mut Reader<'de>,
+    order: ByteOrder,
+) -> Result<&'de [u8], Error> {
+    skip_pad(r, 4)?;
+    let start = r.position();
+    let n = take_len(r, order)?;
+    if n > r.remaining() {
+        return Err(r.error(ErrorKind::LengthExceedsInput {
+            len: n as u64,
+            remaining: r.remaining(),
+        }));
+    }
+    let data = r.take(n)?;
+    match data.split_last() {
+        Some((0, body)) => {
+            if body.contains(&0) {
+                return Err(Error::new(ErrorKind::InteriorNul, start + 4));
+            }
+            Ok(body)
+        }
+        _ => Err(Error::new(ErrorKind::UnterminatedString, start)),
+    }
+}
+
+/// Reads a string, borrowed and checked to be UTF-8.
+#[inline]
+pub(crate) fn take_str<'de>(r: &mut Reader<'de>, order: ByteOrder) -> Result<&'de str, Error> {
+    let at = r.position();
+    let b = take_str_bytes(r, order)?;
+    core::str::from_utf8(b).map_err(|_| Error::new(ErrorKind::InvalidUtf8, at + pad(at, 4) + 4))
+}
+
+impl Encode for str {
+    #[inline]
+    fn end(&self, pos: usize, _depth: u32) -> Result<usize, Error> {
+        Ok(string_end(pos, self.len()))
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        put_str(w, self.as_bytes(), order)
+    }
+}
+
+impl Encode for String {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        self.as_str().end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        self.as_str().encode(w, order)
+    }
+}
+
+impl<'de> Decode<'de> for String {
+    const MIN: usize = 5;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        take_str(r, order).map(String::from)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for &'a str {
+    const MIN: usize = 5;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        take_str(r, order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{from_slice, to_vec, ByteOrder};
+
+    #[test]
+    fn length_counts_the_nul() {
+        let b = to_vec(&(1u8, "ab"), ByteOrder::Big).unwrap();
+        assert_eq!(b, [1, 0, 0, 0, 0, 0, 0, 3, b'a', b'b', 0]);
+        let b = to_vec(&"", ByteOrder::Little).unwrap();
+        assert_eq!(b, [1, 0, 0, 0, 0]);
+        assert_eq!(from_slice::<String>(&b, ByteOrder::Little).unwrap(), "");
+        assert_eq!(
+            from_slice::<&str>(&[0, 0, 0, 2, b'z', 0], ByteOrder::Big).unwrap(),
+            "z"
+        );
+    }
+
+    #[test]
+    fn rejects_missing_or_interior_nul_and_bad_utf8() {
+        let e = from_slice::<String>(&[0, 0, 0, 0], ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string is not NUL-terminated at offset 0");
+        let e = from_slice::<String>(&[0, 0, 0, 2, b'a', b'b'], ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string is not NUL-terminated at offset 0");
+        let e = from_slice::<String>(&[0, 0, 0, 3, 0, b'b', 0], ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string contains a NUL byte at offset 4");
+        let e = from_slice::<String>(&[0, 0, 0, 2, 0xff, 0], ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        let e = to_vec(&"a\0b", ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string contains a NUL byte at offset 0");
+        let e = from_slice::<String>(&[0xff, 0xff, 0xff, 0xf0, 0, 0], ByteOrder::Big).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "length 4294967280 exceeds the 2 bytes that remain at offset 4"
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! The two traits the derive implements.
+
+use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
+
+use crate::{pad, ByteOrder};
+
+/// Types with a CDR encoding.
+///
+/// Implemented by `#[derive(Marshal)]` (feature `iiop` of `marshal`); usable as a bound:
+/// ```
+/// use wire_iiop::{ByteOrder, Encode};
+/// fn bytes_of<T: Encode>(v: &T) -> Vec<u8> {
+///     wire_iiop::to_vec(v, ByteOrder::Little).expect("encodable")
+/// }
+/// assert_eq!(bytes_of(&7u16), [7, 0]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no CDR encoding",
+    label = "this type cannot be marshalled as CDR",
+    note = "derive `Marshal` for it, or use a supported type (integers, floats, bool, String, Vec, arrays, Box, Bytes, tuples)"
+)]
+pub trait Encode {
+    /// Proof that the type is flat words whose memory image is its CDR encoding in the host's
+    /// byte order whenever it starts aligned to the word width: arrays of it are one copy or
+    /// one byte-swap pass.
+    #[doc(hidden)]
+    const FLAT: Option<Flat<Self>> = None;
+
+    /// The position (relative to the stream's origin) just after this value when its encoding
+    /// starts at `pos`: alignment makes the size depend on where the value starts. `depth` is
+    /// the nesting still allowed; recursive types fail with `DepthLimit` at zero.
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error>;
+
+    /// Appends the encoding (the writer's position is relative to the origin).
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error>;
+
+    /// End position of the elements of a sequence or array (without its length).
+    #[doc(hidden)]
+    #[inline]
+    fn elems_end(items: &[Self], pos: usize, depth: u32) -> Result<usize, Error>
+    where
+        Self: Sized,
+    {
+        if let Some(proof) = Self::FLAT {
+            if items.is_empty() {
+                return Ok(pos);
+            }
+            return Ok(pos + pad(pos, proof.width()) + core::mem::size_of_val(items));
+        }
+        items.iter().enumerate().try_fold(pos, |p, (i, it)| {
+            it.end(p, depth).map_err(|e| e.at_index(i))
+        })
+    }
+
+    /// Appends the elements of a sequence or array (without its length).
+    #[doc(hidden)]
+    #[inline]
+    fn encode_elems(items: &[Self], w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        if let Some(proof) = Self::FLAT {
+            if items.is_empty() {
+                return Ok(());
+            }
+            w.put_zeros(pad(w.position(), proof.width()))?;
+            return w.put_flat(items, proof, order.swaps() && proof.width() > 1);
+        }
+        for (i, it) in items.iter().enumerate() {
+            it.encode(w, order).map_err(|e| e.at_index(i))?;
+        }
+        Ok(())
+    }
+}
+
+/// Types that can be decoded from CDR, possibly borrowing from the input (`'de`).
+///
+/// ```
+/// use wire_iiop::{ByteOrder, from_slice};
+/// // string: length 4 including the NUL, "abc", NUL.
+/// let s: &str = from_slice(b"\0\0\0\x04abc\0", ByteOrder::Big).unwrap();
+/// assert_eq!(s, "abc");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no CDR decoding",
+    label = "this type cannot be unmarshalled from CDR",
+    note = "derive `Marshal` for it, or use a supported type (integers, floats, bool, String, Vec, arrays, Box, Bytes, tuples)"
+)]
+pub trait Decode<'de>: Sized {
+    /// See [`Encode::FLAT`].
+    #[doc(hidden)]
+    const FLAT: Option<Flat<Self>> = None;
+
+    /// The fewest bytes an encoding of this type takes (alignment aside): bounds how many
+    /// elements a sequence length may claim before anything is allocated.
+    #[doc(hidden)]
+    const MIN: usize = 0;
+
+    /// Reads one value (the reader's position is relative to the origin).
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error>;
+
+    /// Reads `n` sequence elements (after their length). Never allocates more than the
+    /// remaining input can fill.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_vec(r: &mut Reader<'de>, n: usize, order: ByteOrder) -> Result<Vec<Self>, Error> {
+        if let Some(proof) = Self::FLAT {
+            if n == 0 {
+                return Ok(Vec::new());
+            }
+            skip_pad(r, proof.width())?;
+            return r.flat_vec(n, proof, order.swaps() && proof.width() > 1);
+        }
+        let cap = check_count::<Self>(r, n)?;
+        let mut v = Vec::with_capacity(cap);
+        for i in 0..n {
+            v.push(Self::decode(r, order).map_err(|e| e.at_index(i))?);
+        }
+        Ok(v)
+    }
+
+    /// Reads a fixed-length array.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_array<const N: usize>(
+        r: &mut Reader<'de>,
+        order: ByteOrder,
+    ) -> Result<[Self; N], Error> {
+        if let Some(proof) = Self::FLAT {
+            if N > 0 {
+                skip_pad(r, proof.width())?;
+            }
+            return r.flat_array(proof, order.swaps() && proof.width() > 1);
+        }
+        marshal_core::array::try_from_fn(|i| Self::decode(r, order).map_err(|e| e.at_index(i)))
+    }
+}
+
+/// Skips the padding that aligns the reader to `align`. Decoders accept any padding bytes:
+/// omniORB, for one, does not clear them.
+#[inline(always)]
+pub(crate) fn skip_pad(r: &mut Reader<'_>, align: usize) -> Result<(), Error> {
+    let n = pad(r.position(), align);
+    r.take(n).map(|_| ())
+}
+
+/// Largest number of zero-size elements a sequence may claim (they consume no input, so the
+/// input cannot justify the count).
+pub(crate) const MAX_EMPTY_ELEMS: usize = 1 << 16;
+
+/// Checks a decoded element count against the input: returns the capacity to reserve, or the
+/// error for a count the remaining bytes cannot hold.
+#[inline]
+pub(crate) fn check_count<'de, T: Decode<'de>>(r: &Reader<'de>, n: usize) -> Result<usize, Error> {
+    if T::MIN == 0 {
+        if n > MAX_EMPTY_ELEMS {
+            return Err(r.error(ErrorKind::TooManyElements {
+                count: n as u64,
+                limit: MAX_EMPTY_ELEMS as u64,
+            }));
+        }
+        return Ok(n);
+    }
+    if n > r.remaining() / T::MIN {
+        return Err(r.error(ErrorKind::LengthExceedsInput {
+            len: n as u64,
+            remaining: r.remaining(),
+        }));
+    }
+    Ok(n)
+}
