@@ -114,7 +114,8 @@ pub mod xdr {
 #[cfg(feature = "iiop")]
 pub mod cdr {
     pub use wire_iiop::{
-        from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode, Encode,
+        encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode,
+        Encode,
     };
 }
 

@@ -1,6 +1,6 @@
 //! The entry points.
 
-use marshal_core::writer::append_to_vec;
+use marshal_core::writer::{append_to_vec, write_to_buf_mut};
 use marshal_core::{Error, ErrorKind, Reader, DEFAULT_MAX_DEPTH};
 
 use crate::{ByteOrder, Decode, Encode};
@@ -17,6 +17,25 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T, order: ByteOrder) -> Result<Vec<u8>
     let mut out = Vec::new();
     append_to_vec(&mut out, len, |w| value.encode(w, order))?;
     Ok(out)
+}
+
+/// Encodes `value` into `buf`, its origin at the first byte written, with one capacity check
+/// (`chunk_mut`) and one `advance_mut` when the buffer's current chunk has room; otherwise
+/// through one `put_slice`. On error nothing is written.
+///
+/// ```
+/// use wire_iiop::{encode_into, ByteOrder};
+/// let mut buf = Vec::new();
+/// encode_into(&(1u8, -2i16), ByteOrder::Big, &mut buf).unwrap();
+/// assert_eq!(buf, [1, 0, 0xff, 0xfe]);
+/// ```
+pub fn encode_into<T: Encode + ?Sized, B: bytes::BufMut + ?Sized>(
+    value: &T,
+    order: ByteOrder,
+    buf: &mut B,
+) -> Result<(), Error> {
+    let len = value.end(0, DEFAULT_MAX_DEPTH)?;
+    write_to_buf_mut(buf, len, |w| value.encode(w, order))
 }
 
 /// Decodes a `T` (origin at offset 0) that must take all of `bytes`. Strings and octet

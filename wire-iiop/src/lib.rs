@@ -32,7 +32,7 @@ mod tuple;
 #[doc(hidden)]
 pub mod __private;
 
-pub use entry::{from_encapsulation, from_slice, to_encapsulation, to_vec};
+pub use entry::{encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec};
 pub use marshal_core::{Error, ErrorKind, Reader, Writer};
 pub use order::ByteOrder;
 pub use traits::{Decode, Encode};
