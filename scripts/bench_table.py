@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the criterion results of the XDR suite as markdown tables of throughput and ratios.
+"""Prints the criterion results of the XDR and CDR suites as markdown tables of throughput and ratios.
 
 Reads target/criterion/xdr_<op>_<workload>/<impl>/<size>/new/estimates.json (the median point
 estimate of the time per iteration) and the throughput bytes from benchmark.json. Usage:
@@ -55,4 +55,35 @@ for op in ["encode", "decode"]:
                 else:
                     best = max(vals[k] for k in impls if k.startswith("marshal") and vals[k])
                     cells.append(f"{v:.2f} ({m / v:.1f}×" + (f", best {best / v:.1f}×)" if best != m else ")"))
+            print(f"| {size} | " + " | ".join(cells) + " |")
+
+
+# CDR: marshal and omniORB in each byte order; `-le` is this machine's order (copies), `-be`
+# swaps. Ratios compare marshal with omniORB in the same byte order.
+for op in ["encode", "decode"]:
+    for wl in ["int", "rect", "dirent"]:
+        group = f"cdr_{op}_{wl}"
+        if not os.path.isdir(os.path.join(root, group)):
+            continue
+        cols = ["memcpy", "marshal-le", "omniorb-le", "marshal-be", "omniorb-be"]
+        print(f"\n**cdr/{op}/{wl}** — median GB/s; in brackets marshal's speed-up over omniORB "
+              "in the same byte order (memcpy: marshal-le's fraction of it)")
+        print("| size | " + " | ".join(cols) + " |")
+        print("|---|" + "---|" * len(cols))
+        for size in SIZES:
+            vals = {i: load(group, i, size) for i in cols}
+            if vals.get("marshal-le") is None:
+                continue
+            cells = []
+            for i in cols:
+                v = vals[i]
+                if v is None:
+                    cells.append("–")
+                elif i == "memcpy":
+                    cells.append(f"{v:.1f} (marshal {vals['marshal-le'] / v:.2f}×)")
+                elif i.startswith("marshal"):
+                    cells.append(f"{v:.2f}")
+                else:
+                    m = vals["marshal-" + i.split("-")[1]]
+                    cells.append(f"{v:.2f} ({m / v:.1f}×)")
             print(f"| {size} | " + " | ".join(cells) + " |")
