@@ -14,7 +14,6 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, Data, Field, Fields, Variant};
-use crate::bound;
 use crate::common::{arm_fields, construct, in_field, pattern, struct_flat};
 
 fn x() -> TokenStream {
@@ -22,22 +21,7 @@ fn x() -> TokenStream {
 }
 
 pub fn expand(cont: &Container<'_>) -> TokenStream {
-    let x = x();
     let ident = cont.ident;
-    let used = bound::used_type_params(cont);
-
-    let enc_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Encode));
-    let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
-
-    let mut dec_generics = bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
-    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
-    de.bounds
-        .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
-    dec_generics
-        .params
-        .insert(0, syn::GenericParam::Lifetime(de));
-    let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
-
     let (enc_items, dec_items) = match &cont.data {
         Data::Struct(f) => structure(f),
         Data::CEnum(vs) => c_enum(ident, vs),
@@ -52,17 +36,7 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
             union(ident, vs, &disc)
         }
     };
-
-    quote! {
-        #[automatically_derived]
-        impl #impl_g #x::Encode for #ident #ty_g #where_g {
-            #enc_items
-        }
-        #[automatically_derived]
-        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
-            #dec_items
-        }
-    }
+    crate::common::impls(cont, &x(), enc_items, dec_items)
 }
 
 /// Statement: advance `__pos` past the field at `place`.

@@ -79,3 +79,40 @@ pub fn struct_flat(x: &TokenStream, tr: &TokenStream, fields: &Fields<'_>) -> To
         };
     }
 }
+
+/// The `Encode` and `Decode<'de>` impls of a wire crate (`x` is its private path) around the
+/// generated items: bounds only for the type parameters fields use, and `'de` outliving every
+/// lifetime of the type.
+pub fn impls(
+    cont: &crate::ast::Container<'_>,
+    x: &TokenStream,
+    enc_items: TokenStream,
+    dec_items: TokenStream,
+) -> TokenStream {
+    let ident = cont.ident;
+    let used = crate::bound::used_type_params(cont);
+
+    let enc_generics = crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Encode));
+    let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
+
+    let mut dec_generics =
+        crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
+    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
+    de.bounds
+        .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
+    dec_generics
+        .params
+        .insert(0, syn::GenericParam::Lifetime(de));
+    let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_g #x::Encode for #ident #ty_g #where_g {
+            #enc_items
+        }
+        #[automatically_derived]
+        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
+            #dec_items
+        }
+    }
+}
