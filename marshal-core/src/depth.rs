@@ -39,3 +39,16 @@ impl Depth {
         self.0 += 1;
     }
 }
+
+/// One nesting level taken from a sizing budget (`encoded_len`, `end`), or `DepthLimit`.
+#[inline(always)]
+pub fn descend(depth: u32) -> Result<u32, Error> {
+    depth.checked_sub(1).ok_or_else(depth_error)
+}
+
+#[cold]
+fn depth_error() -> Error {
+    Error::without_offset(ErrorKind::DepthLimit {
+        limit: DEFAULT_MAX_DEPTH,
+    })
+}

@@ -9,6 +9,7 @@
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
 
 pub mod array;
+mod default_arm;
 mod depth;
 pub mod error;
 pub mod flat;
@@ -18,7 +19,8 @@ pub mod size_class;
 pub mod swap;
 pub mod writer;
 
-pub use depth::DEFAULT_MAX_DEPTH;
+pub use default_arm::ArmDiscriminant;
+pub use depth::{descend, DEFAULT_MAX_DEPTH};
 pub use error::{Error, ErrorKind, Segment};
 pub use flat::Flat;
 pub use reader::Reader;

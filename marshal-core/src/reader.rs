@@ -10,6 +10,10 @@ use crate::error::{Error, ErrorKind};
 use crate::flat::{uninit_bytes_of, Flat};
 use crate::swap;
 
+/// Largest number of zero-size elements a sequence may claim (they consume no input, so the
+/// input cannot justify the count).
+pub const MAX_EMPTY_ELEMS: usize = 1 << 16;
+
 /// Cursor over the input.
 #[derive(Debug, Clone)]
 pub struct Reader<'de> {
@@ -89,6 +93,16 @@ impl<'de> Reader<'de> {
         Ok(s.try_into().expect("take(N) has length N"))
     }
 
+    /// Skips `pad` bytes of any value, then reads the next `N` (an aligned CDR value): one
+    /// length check for both.
+    #[inline(always)]
+    pub fn padded_array<const N: usize>(&mut self, pad: usize) -> Result<[u8; N], Error> {
+        let s = self.take(pad + N)?;
+        Ok(s[pad..]
+            .try_into()
+            .expect("take(pad + N) has N bytes after the pad"))
+    }
+
     /// The next `N` bytes without consuming them.
     #[inline(always)]
     pub fn peek_array<const N: usize>(&self) -> Result<[u8; N], Error> {
@@ -143,6 +157,30 @@ impl<'de> Reader<'de> {
             base,
             depth: self.depth,
         })
+    }
+
+    /// Checks a sequence's element count against the input before anything is allocated:
+    /// each element takes at least `min_elem` bytes, so the remaining input bounds the count;
+    /// elements that take no bytes are capped at [`MAX_EMPTY_ELEMS`]. Returns the capacity to
+    /// reserve.
+    #[inline]
+    pub fn check_count(&self, n: usize, min_elem: usize) -> Result<usize, Error> {
+        if min_elem == 0 {
+            if n > MAX_EMPTY_ELEMS {
+                return Err(self.error(ErrorKind::TooManyElements {
+                    count: n as u64,
+                    limit: MAX_EMPTY_ELEMS as u64,
+                }));
+            }
+            return Ok(n);
+        }
+        if n > self.remaining() / min_elem {
+            return Err(self.error(ErrorKind::LengthExceedsInput {
+                len: n as u64,
+                remaining: self.remaining(),
+            }));
+        }
+        Ok(n)
     }
 
     /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the

@@ -92,6 +92,18 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Appends `pad` zero bytes and then a primitive (an aligned CDR value): one capacity
+    /// check for both.
+    #[inline(always)]
+    pub fn put_padded<const N: usize>(&mut self, pad: usize, bytes: [u8; N]) -> Result<(), Error> {
+        let dst = self.room(pad + N)?;
+        dst[..pad].fill(MaybeUninit::new(0));
+        let tail: &mut [MaybeUninit<u8>; N] = (&mut dst[pad..]).try_into().expect("length N");
+        *tail = bytes.map(MaybeUninit::new);
+        self.pos += pad + N;
+        Ok(())
+    }
+
     /// Appends `src` (one copy).
     #[inline]
     pub fn put_slice(&mut self, src: &[u8]) -> Result<(), Error> {

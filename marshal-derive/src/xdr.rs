@@ -184,10 +184,7 @@ fn len_prologue() -> TokenStream {
         if let #x::SizeClass::Fixed(__n) = <Self as #x::Encode>::SIZE {
             return ::core::result::Result::Ok(__n);
         }
-        let __depth = match __depth.checked_sub(1) {
-            ::core::option::Option::Some(__d) => __d,
-            ::core::option::Option::None => return ::core::result::Result::Err(#x::depth_error()),
-        };
+        let __depth = #x::descend(__depth)?;
     }
 }
 
@@ -331,10 +328,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         quote!(__len += #l;)
     });
     let len = quote! {
-        let __depth = match __depth.checked_sub(1) {
-            ::core::option::Option::Some(__d) => __d,
-            ::core::option::Option::None => return ::core::result::Result::Err(#x::depth_error()),
-        };
+        let __depth = #x::descend(__depth)?;
         let mut __len = 0usize;
         let mut __cur = self;
         let mut __k = 0usize;
@@ -497,7 +491,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
             });
             let ty = first.ty;
             let read =
-                quote_spanned!(ty.span()=> let __d: i32 = <#ty as #x::Discriminant>::get(#d););
+                quote_spanned!(ty.span()=> let __d: i32 = <#ty as #x::ArmDiscriminant>::get(#d););
             enc_arms.push(quote!(#pat => {
                 #read
                 match __d { #(#taken)* _ => {} }
@@ -505,8 +499,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
                 #(#encs)*
             }));
             let value = construct(quote!(Self::#vid), &v.fields, None);
-            let from =
-                quote_spanned!(ty.span()=> let #d = <#ty as #x::Discriminant>::from_i32(__other););
+            let from = quote_spanned!(ty.span()=> let #d = <#ty as #x::ArmDiscriminant>::from_i32(__other););
             dec_arms.push(quote!(__other => {
                 #from
                 #(#decs)*

@@ -208,8 +208,7 @@ fn dirent_sequences_match_omniorb() {
     long.name.push('y');
     assert!(to_vec(&vec![long.clone()], ByteOrder::Big).is_err());
     let mut forged = to_vec(&vec![v[19].clone()], ByteOrder::Big).unwrap();
-    forged[7] = 1; // length 256 + NUL
-    forged[4..8].copy_from_slice(&257u32.to_be_bytes());
+    forged[4..8].copy_from_slice(&257u32.to_be_bytes()); // 256 characters + NUL
     let e = from_slice::<Vec<DirEntry>>(&forged, ByteOrder::Big).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -266,11 +265,13 @@ fn unions_and_exceptions_match_omniorb() {
 }
 
 #[test]
-fn stat_is_flat_and_fixed_arrays_have_no_length() {
+fn fixed_arrays_have_no_length_and_octet_arrays_no_padding() {
     let st = Stat {
         ints: [1; 30],
         chars: [2; 16],
     };
     let b = to_vec(&st, ByteOrder::Little).unwrap();
     assert_eq!(b.len(), 136);
+    assert_eq!(&b[..4], [1, 0, 0, 0]);
+    assert_eq!(&b[120..], [2; 16]);
 }

@@ -1,7 +1,7 @@
 //! Items generated code uses (through `marshal::__private::iiop`). Not a public API.
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
-pub use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
+pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
 
 pub use crate::{ByteOrder, Decode, Encode};
 
@@ -103,16 +103,6 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
         }));
     }
     T::decode(r, order)
-}
-
-/// One nesting level while sizing, or the depth error.
-#[inline(always)]
-pub fn descend(depth: u32) -> Result<u32, Error> {
-    depth.checked_sub(1).ok_or_else(|| {
-        Error::without_offset(ErrorKind::DepthLimit {
-            limit: marshal_core::DEFAULT_MAX_DEPTH,
-        })
-    })
 }
 
 /// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.
@@ -256,27 +246,4 @@ pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> 
 pub const fn disc_end<D: Discriminant>(pos: usize) -> usize {
     let w = core::mem::size_of::<D>();
     pos + crate::pad(pos, w) + w
-}
-
-/// The type of a `default` arm's first field: the discriminant it was decoded with, an `i32`.
-#[diagnostic::on_unimplemented(
-    message = "the first field of a `default` arm holds the discriminant and must be `i32`, not `{Self}`",
-    label = "expected `i32`"
-)]
-pub trait ArmDiscriminant {
-    /// The discriminant value.
-    fn get(&self) -> i32;
-    /// The field from a decoded discriminant.
-    fn from_i32(d: i32) -> Self;
-}
-
-impl ArmDiscriminant for i32 {
-    #[inline(always)]
-    fn get(&self) -> i32 {
-        *self
-    }
-    #[inline(always)]
-    fn from_i32(d: i32) -> Self {
-        d
-    }
 }

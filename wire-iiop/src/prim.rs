@@ -11,7 +11,6 @@ use core::marker::PhantomData;
 
 use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
 
-use crate::traits::skip_pad;
 use crate::{pad, ByteOrder, Decode, Encode};
 
 /// Numbers whose memory image is their CDR encoding in the host byte order.
@@ -25,8 +24,7 @@ macro_rules! number {
             }
             #[inline(always)]
             fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
-                w.put_zeros(pad(w.position(), $n))?;
-                w.put(match order {
+                w.put_padded(pad(w.position(), $n), match order {
                     ByteOrder::Big => self.to_be_bytes(),
                     ByteOrder::Little => self.to_le_bytes(),
                 })
@@ -37,8 +35,7 @@ macro_rules! number {
             const MIN: usize = $n;
             #[inline(always)]
             fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-                skip_pad(r, $n)?;
-                let b = r.array::<$n>()?;
+                let b = r.padded_array::<$n>(pad(r.position(), $n))?;
                 Ok(match order {
                     ByteOrder::Big => <$t>::from_be_bytes(b),
                     ByteOrder::Little => <$t>::from_le_bytes(b),

@@ -1,6 +1,6 @@
 //! The two traits the derive implements.
 
-use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
+use marshal_core::{Error, Flat, Reader, Writer};
 
 use crate::{pad, ByteOrder};
 
@@ -111,7 +111,7 @@ pub trait Decode<'de>: Sized {
             skip_pad(r, proof.width())?;
             return r.flat_vec(n, proof, order.swaps() && proof.width() > 1);
         }
-        let cap = check_count::<Self>(r, n)?;
+        let cap = r.check_count(n, Self::MIN)?;
         let mut v = Vec::with_capacity(cap);
         for i in 0..n {
             v.push(Self::decode(r, order).map_err(|e| e.at_index(i))?);
@@ -142,30 +142,4 @@ pub trait Decode<'de>: Sized {
 pub(crate) fn skip_pad(r: &mut Reader<'_>, align: usize) -> Result<(), Error> {
     let n = pad(r.position(), align);
     r.take(n).map(|_| ())
-}
-
-/// Largest number of zero-size elements a sequence may claim (they consume no input, so the
-/// input cannot justify the count).
-pub(crate) const MAX_EMPTY_ELEMS: usize = 1 << 16;
-
-/// Checks a decoded element count against the input: returns the capacity to reserve, or the
-/// error for a count the remaining bytes cannot hold.
-#[inline]
-pub(crate) fn check_count<'de, T: Decode<'de>>(r: &Reader<'de>, n: usize) -> Result<usize, Error> {
-    if T::MIN == 0 {
-        if n > MAX_EMPTY_ELEMS {
-            return Err(r.error(ErrorKind::TooManyElements {
-                count: n as u64,
-                limit: MAX_EMPTY_ELEMS as u64,
-            }));
-        }
-        return Ok(n);
-    }
-    if n > r.remaining() / T::MIN {
-        return Err(r.error(ErrorKind::LengthExceedsInput {
-            len: n as u64,
-            remaining: r.remaining(),
-        }));
-    }
-    Ok(n)
 }

@@ -1,7 +1,9 @@
 //! Items generated code uses (through `marshal::__private::xdr`). Not a public API.
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
-pub use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
+pub use marshal_core::{
+    descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, Writer,
+};
 
 pub use crate::traits::decode_by_place;
 pub use crate::{Decode, Encode};
@@ -197,14 +199,6 @@ pub fn put_flag(w: &mut Writer<'_>, present: bool) -> Result<(), Error> {
     w.put(u32::from(present).to_be_bytes())
 }
 
-/// The error for nesting beyond the limit while sizing.
-#[cold]
-pub fn depth_error() -> Error {
-    Error::without_offset(ErrorKind::DepthLimit {
-        limit: marshal_core::DEFAULT_MAX_DEPTH,
-    })
-}
-
 /// Adds the node index of a list element (after the first) to an error path.
 #[cold]
 pub fn in_node(e: Error, k: usize) -> Error {
@@ -212,28 +206,5 @@ pub fn in_node(e: Error, k: usize) -> Error {
         e
     } else {
         e.at_index(k)
-    }
-}
-
-/// The type of a `default` arm's first field: the discriminant, an `i32`.
-#[diagnostic::on_unimplemented(
-    message = "the first field of a `default` arm holds the discriminant and must be `i32`, not `{Self}`",
-    label = "expected `i32`"
-)]
-pub trait Discriminant {
-    /// The discriminant value.
-    fn get(&self) -> i32;
-    /// The field from a decoded discriminant.
-    fn from_i32(d: i32) -> Self;
-}
-
-impl Discriminant for i32 {
-    #[inline(always)]
-    fn get(&self) -> i32 {
-        *self
-    }
-    #[inline(always)]
-    fn from_i32(d: i32) -> Self {
-        d
     }
 }

@@ -67,10 +67,10 @@ impl<T: Encode> Encode for [T] {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        if T::ELEM.max_len() == Some(0) && self.len() > crate::traits::MAX_EMPTY_ELEMS {
+        if T::ELEM.max_len() == Some(0) && self.len() > marshal_core::reader::MAX_EMPTY_ELEMS {
             return Err(w.error(marshal_core::ErrorKind::TooManyElements {
                 count: self.len() as u64,
-                limit: crate::traits::MAX_EMPTY_ELEMS as u64,
+                limit: marshal_core::reader::MAX_EMPTY_ELEMS as u64,
             }));
         }
         put_len(w, self.len())?;

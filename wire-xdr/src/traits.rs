@@ -127,7 +127,13 @@ pub trait Decode<'de>: Sized {
         if let Some(proof) = Self::FLAT {
             return r.flat_vec(n, proof, SWAP);
         }
-        let cap = check_count::<Self>(r, n)?;
+        // Every non-fixed XDR item takes at least four bytes (a length, a discriminant or a
+        // flag).
+        let min = match Self::SIZE {
+            SizeClass::Fixed(k) => k,
+            _ => 4,
+        };
+        let cap = r.check_count(n, min)?;
         let mut v = Vec::with_capacity(cap);
         let each = |r: &mut Reader<'de>| {
             if core::mem::size_of::<Self>() == 0 {
@@ -192,35 +198,4 @@ pub fn decode_by_place<'de, T: Decode<'de>>(r: &mut Reader<'de>) -> Result<T, Er
     decode_in_place(r, &mut slot)?;
     // SAFETY: `decode_in_place` returned `Ok`: `slot` is initialised.
     Ok(unsafe { slot.assume_init() })
-}
-
-/// Largest number of zero-size elements a sequence may claim (they consume no input, so the
-/// input cannot justify the count).
-pub(crate) const MAX_EMPTY_ELEMS: usize = 1 << 16;
-
-/// Checks a decoded element count against the input: returns the capacity to reserve, or the
-/// error for a count the remaining bytes cannot hold.
-#[inline]
-pub(crate) fn check_count<'de, T: Decode<'de>>(r: &Reader<'de>, n: usize) -> Result<usize, Error> {
-    // Every non-fixed XDR item takes at least four bytes (a length, a discriminant or a flag).
-    let min = match T::SIZE {
-        SizeClass::Fixed(k) => k,
-        _ => 4,
-    };
-    if min == 0 {
-        if n > MAX_EMPTY_ELEMS {
-            return Err(r.error(ErrorKind::TooManyElements {
-                count: n as u64,
-                limit: MAX_EMPTY_ELEMS as u64,
-            }));
-        }
-        return Ok(n);
-    }
-    if n > r.remaining() / min {
-        return Err(r.error(ErrorKind::LengthExceedsInput {
-            len: n as u64,
-            remaining: r.remaining(),
-        }));
-    }
-    Ok(n)
 }
