@@ -15,6 +15,24 @@ use crate::error::{Error, ErrorKind};
 use crate::flat::{bytes_of, Flat};
 use crate::swap;
 
+/// Where a writer hands large slices instead of copying them (vectored writes): IDL4's
+/// "indirect strings", a socket's `writev` straight from the caller's memory.
+pub trait Spill {
+    /// Slices at least this long are spilled.
+    fn threshold(&self) -> usize;
+    /// Takes, in order, the bytes written since the last spill and then one large slice
+    /// (empty for the final flush). Both are only borrowed for the call.
+    fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error>;
+}
+
+impl core::fmt::Debug for dyn Spill + '_ {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Spill")
+            .field("threshold", &self.threshold())
+            .finish()
+    }
+}
+
 /// Append-only cursor over an output region.
 #[derive(Debug)]
 pub struct Writer<'a> {
@@ -24,6 +42,10 @@ pub struct Writer<'a> {
     /// Offset of `buf[0]` in the whole message (error offsets, stream-relative alignment).
     base: usize,
     depth: Depth,
+    /// Large slices go here instead of into `buf` (then `buf` restarts at its beginning).
+    spill: Option<&'a mut dyn Spill>,
+    /// `spill`'s threshold (`usize::MAX` without one), read once.
+    spill_min: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -34,7 +56,30 @@ impl<'a> Writer<'a> {
             pos: 0,
             base,
             depth: Depth::default(),
+            spill: None,
+            spill_min: usize::MAX,
         }
+    }
+
+    /// Hands the bytes written so far and then `large` to the spill, and restarts the buffer.
+    fn spill_out(&mut self, large: &[u8]) -> Result<(), Error> {
+        let Some(spill) = self.spill.as_deref_mut() else {
+            unreachable!("spill_min is usize::MAX without a spill");
+        };
+        // SAFETY: `buf[..pos]` is initialised (the invariant of `pos`), `MaybeUninit<u8>` has
+        // the layout of `u8`, and the shared view lives only for this call, during which
+        // nothing writes `buf`.
+        let head = unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), self.pos) };
+        spill.spill(head, large).map_err(|e| {
+            if e.offset().is_none() {
+                Error::new(e.kind().clone(), self.base + self.pos)
+            } else {
+                e
+            }
+        })?;
+        self.base += self.pos + large.len();
+        self.pos = 0;
+        Ok(())
     }
 
     /// Offset of the next byte in the whole message.
@@ -107,6 +152,9 @@ impl<'a> Writer<'a> {
     /// Appends `src` (one copy).
     #[inline]
     pub fn put_slice(&mut self, src: &[u8]) -> Result<(), Error> {
+        if src.len() >= self.spill_min {
+            return self.spill_out(src);
+        }
         swap::copy(self.room(src.len())?, src);
         self.pos += src.len();
         Ok(())
@@ -125,6 +173,9 @@ impl<'a> Writer<'a> {
     #[inline]
     pub fn put_flat<T>(&mut self, items: &[T], proof: Flat<T>, swap: bool) -> Result<(), Error> {
         let src = bytes_of(items, proof);
+        if src.len() >= self.spill_min && (!swap || proof.width() == 1) {
+            return self.spill_out(src);
+        }
         let dst = self.room(src.len())?;
         match (swap, proof.width()) {
             (false, _) | (true, 1) => swap::copy(dst, src),
@@ -152,6 +203,8 @@ impl<'a> Writer<'a> {
             pos: 0,
             base,
             depth,
+            spill: None,
+            spill_min: usize::MAX,
         };
         let r = f(&mut sub)?;
         // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
@@ -200,6 +253,59 @@ pub fn append_to_vec(
     Ok(())
 }
 
+/// Writes an encoding of exactly `len` bytes through `spill`: slices of at least
+/// `spill.threshold()` bytes (octet sequences, arrays in the host byte order) are handed to
+/// it where they lie in the value being encoded, the rest is gathered in `scratch` between
+/// them, so a socket can send everything with vectored writes and no copy of the large parts.
+/// `spill` sees the whole encoding, in order, ending with a call whose large slice is empty.
+///
+/// ```
+/// use marshal_core::{writer::{write_spilling, Spill}, Error};
+/// struct Parts(Vec<Vec<u8>>);
+/// impl Spill for Parts {
+///     fn threshold(&self) -> usize { 4 }
+///     fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
+///         self.0.push(head.to_vec());
+///         self.0.push(large.to_vec());
+///         Ok(())
+///     }
+/// }
+/// let mut parts = Parts(Vec::new());
+/// write_spilling(&mut Vec::new(), 8, &mut parts, |w| {
+///     w.put([1])?;
+///     w.put_slice(&[2, 3, 4, 5])?; // long enough: spilled, not copied
+///     w.put([6, 7, 8])
+/// })
+/// .unwrap();
+/// assert_eq!(parts.0, [vec![1], vec![2, 3, 4, 5], vec![6, 7, 8], vec![]]);
+/// ```
+pub fn write_spilling(
+    scratch: &mut Vec<u8>,
+    len: usize,
+    spill: &mut dyn Spill,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    scratch.clear();
+    scratch.reserve(len);
+    let spill_min = spill.threshold().max(1);
+    let mut w = Writer {
+        buf: &mut scratch.spare_capacity_mut()[..len],
+        pos: 0,
+        base: 0,
+        depth: Depth::default(),
+        spill: Some(spill),
+        spill_min,
+    };
+    f(&mut w)?;
+    if w.position() != len {
+        return Err(Error::without_offset(ErrorKind::LengthMismatch {
+            announced: len,
+            written: w.position(),
+        }));
+    }
+    w.spill_out(&[])
+}
+
 /// Writes an encoding of exactly `len` bytes into a `BufMut`: one `chunk_mut` call; if that
 /// chunk is large enough the bytes are written in place and committed with one `advance_mut`,
 /// otherwise they are encoded into a temporary vector and handed over with one `put_slice`.
@@ -242,6 +348,44 @@ pub fn write_to_buf_mut<B: bytes::BufMut + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Collects what a spilling writer hands over.
+    struct Collect(Vec<u8>, Vec<usize>);
+    impl Spill for Collect {
+        fn threshold(&self) -> usize {
+            4
+        }
+        fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
+            self.0.extend_from_slice(head);
+            self.0.extend_from_slice(large);
+            self.1.push(large.len());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn spills_large_slices_and_host_order_arrays_in_order() {
+        let mut c = Collect(Vec::new(), Vec::new());
+        let words = [0x0102_0304u32, 0x0506_0708];
+        write_spilling(&mut Vec::new(), 1 + 4 + 8 + 8 + 2, &mut c, |w| {
+            w.put([0xaa])?;
+            w.put_slice(&[1, 2, 3, 4])?;
+            w.put_flat(&words, Flat::<u32>::PRIMITIVE, false)?;
+            // Swapped arrays are converted into the buffer, never spilled.
+            w.put_flat(&words, Flat::<u32>::PRIMITIVE, true)?;
+            w.chunk(2, |c| c.put([7, 7]))
+        })
+        .unwrap();
+        let mut want = vec![0xaa, 1, 2, 3, 4];
+        want.extend(words.iter().flat_map(|x| x.to_ne_bytes()));
+        want.extend(words.iter().flat_map(|x| x.swap_bytes().to_ne_bytes()));
+        want.extend([7, 7]);
+        assert_eq!(c.0, want);
+        assert_eq!(c.1, [4, 8, 0]);
+        // A wrong announced length is an error, as for `append_to_vec`.
+        let e = write_spilling(&mut Vec::new(), 9, &mut c, |w| w.put_slice(&[0; 8])).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }), "{e}");
+    }
 
     #[test]
     fn writes_and_commits_exactly() {

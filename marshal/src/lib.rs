@@ -119,6 +119,25 @@ pub mod cdr {
     };
 }
 
+/// GIOP (CORBA's General Inter-ORB Protocol, 1.0–1.2): messages, object references
+/// ([`Ior`](giop::Ior)), system exceptions, and with feature `transports` a blocking
+/// [`Client`](giop::Client) and multi-threaded [`Server`](giop::Server) over TCP (IIOP) that
+/// interoperate with omniORB.
+///
+/// ```
+/// use marshal::giop::Ior;
+/// let ior = Ior::parse("corbaloc::127.0.0.1:2809/Bench")?;
+/// assert_eq!(ior.iiop(), Some(("127.0.0.1", 2809, &b"Bench"[..])));
+/// assert!(ior.to_string().starts_with("IOR:"));
+/// # Ok::<(), marshal::Error>(())
+/// ```
+#[cfg(feature = "iiop")]
+pub mod giop {
+    #[cfg(feature = "transports")]
+    pub use transports::giop::*;
+    pub use wire_iiop::giop::*;
+}
+
 /// Items the derive's output uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

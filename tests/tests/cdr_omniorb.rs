@@ -4,58 +4,14 @@
 //! is built during the tests; if it is missing the build fails, so these never skip.
 
 use marshal::cdr::{from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder};
-use marshal::Marshal;
 use omniorb_peer as omni;
+use workloads::bench_object::{Color, Oops, Prims, Shape};
 use workloads::{dirents, ints, rects, DirEntry, Rect, Stat};
 
 const ORDERS: [(ByteOrder, omni::Order); 2] = [
     (ByteOrder::Big, omni::Order::Big),
     (ByteOrder::Little, omni::Order::Little),
 ];
-
-/// `enum Color { red, green, blue };` — values deliberately unlike the ordinals CDR sends.
-#[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq)]
-enum Color {
-    Red = 10,
-    Green = 20,
-    Blue = 30,
-}
-
-/// `struct Prims` of the IDL.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Prims {
-    o: u8,
-    b: bool,
-    c: i8,
-    s: i16,
-    us: u16,
-    l: i32,
-    ul: u32,
-    ll: i64,
-    ull: u64,
-    f: f32,
-    d: f64,
-    str: String,
-    col: Color,
-}
-
-/// `union Shape switch (long) { case 0: long ival; case 1: string sval; default: Rect other; }`
-#[derive(Marshal, Debug, Clone, PartialEq)]
-enum Shape {
-    #[marshal(tag = 0)]
-    Int(i32),
-    #[marshal(tag = 1)]
-    Str(String),
-    #[marshal(default)]
-    Other(i32, Rect),
-}
-
-/// `exception Oops { long code; string why; };` (its members, as a reply body carries them).
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Oops {
-    code: i32,
-    why: String,
-}
 
 fn omni_rect(r: &Rect) -> [i32; 4] {
     [r.a.x, r.a.y, r.b.x, r.b.y]

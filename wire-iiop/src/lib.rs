@@ -5,7 +5,9 @@
 //! message body or of an encapsulation), in either byte order, chosen at run time by the
 //! sender ([`ByteOrder`]). `#[derive(Marshal)]` implements [`Encode`] and [`Decode`] for your
 //! types; this crate implements them for the standard ones and gives the entry points
-//! ([`to_vec`], [`from_slice`], [`to_encapsulation`], [`from_encapsulation`]).
+//! ([`to_vec`], [`from_slice`], [`to_encapsulation`], [`from_encapsulation`]). Module [`giop`]
+//! has the GIOP 1.0–1.2 messages and object references ([`giop::Ior`]: `IOR:` strings and
+//! `corbaloc:` URLs).
 //!
 //! Encoding is two passes, as in XDR: [`Encode::end`] computes the exact end position from
 //! the start position (alignment makes the size depend on it), then one reservation and
@@ -22,6 +24,7 @@
 //! ```
 
 mod entry;
+pub mod giop;
 mod order;
 mod prim;
 mod sequence;

@@ -10,6 +10,8 @@
 
 use marshal::Marshal;
 
+pub mod bench_object;
+
 /// `struct point { int x; int y; }`
 #[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Point {

@@ -46,10 +46,12 @@
 
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::fmt;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::ptr::{self, NonNull};
 use std::slice;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// `#[repr(C)]` mirrors of the plain-data structs of `src/glue.cpp`, and its
 /// entry points. The mirrors are checked against the C++ compiler's layout by
@@ -241,6 +243,86 @@ pub fn server_path() -> &'static Path {
 /// `FAIL <op> <case>: <detail>` per check and exits 0 only if all passed.
 pub fn client_path() -> &'static Path {
     Path::new(env!("OMNI_CLIENT"))
+}
+
+/// A running `omni-server` process; dropping it closes its stdin, which stops it (and kills
+/// it if [`stop`](OmniServer::stop) was not called, as after a failed test).
+#[derive(Debug)]
+pub struct OmniServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    ior: String,
+    corbaloc: String,
+}
+
+impl OmniServer {
+    /// Starts `omni-server` with `args` (such as `["--giop", "1.1"]`) and reads the two
+    /// lines it prints. Panics if it cannot be started: a missing peer fails the test.
+    pub fn start(args: &[&str]) -> OmniServer {
+        let mut child = Command::new(server_path())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawning {}: {e}", server_path().display()));
+        let stdin = child.stdin.take();
+        let mut out = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = || {
+            let mut s = String::new();
+            out.read_line(&mut s).expect("reading omni-server's stdout");
+            s.trim_end().to_owned()
+        };
+        let ior = line();
+        let corbaloc = line();
+        assert!(ior.starts_with("IOR:"), "first line {ior:?}");
+        assert!(
+            corbaloc.starts_with("corbaloc::127.0.0.1:") && corbaloc.ends_with("/Bench"),
+            "second line {corbaloc:?}"
+        );
+        OmniServer {
+            child,
+            stdin,
+            ior,
+            corbaloc,
+        }
+    }
+
+    /// The stringified IOR (`IOR:...`).
+    pub fn ior(&self) -> &str {
+        &self.ior
+    }
+
+    /// `corbaloc::127.0.0.1:<port>/Bench`.
+    pub fn corbaloc(&self) -> &str {
+        &self.corbaloc
+    }
+
+    /// Closes stdin and checks that the server exits 0 promptly.
+    pub fn stop(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for omni-server") {
+                assert!(status.success(), "omni-server exited with {status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "omni-server did not exit after stdin EOF"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for OmniServer {
+    fn drop(&mut self) {
+        if self.stdin.take().is_some() {
+            // Not stopped cleanly (a test failed): do not leave it behind.
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
 }
 
 // ---------------------------------------------------------------------------

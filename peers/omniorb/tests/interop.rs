@@ -1,76 +1,9 @@
 //! omni-server, omni-client and the in-process OmniClient against each other.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use omniorb_peer::{client_path, server_path, OmniClient};
-
-/// A running omni-server; dropping it closes its stdin, which stops it.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    ior: String,
-    corbaloc: String,
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(server_path())
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawning {}: {e}", server_path().display()));
-        let stdin = child.stdin.take();
-        let mut out = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = || {
-            let mut s = String::new();
-            out.read_line(&mut s).expect("reading omni-server's stdout");
-            s.trim_end().to_owned()
-        };
-        let ior = line();
-        let corbaloc = line();
-        assert!(ior.starts_with("IOR:"), "first line {ior:?}");
-        assert!(
-            corbaloc.starts_with("corbaloc::127.0.0.1:") && corbaloc.ends_with("/Bench"),
-            "second line {corbaloc:?}"
-        );
-        Server {
-            child,
-            stdin,
-            ior,
-            corbaloc,
-        }
-    }
-
-    /// Closes stdin and checks that the server exits 0 promptly.
-    fn stop(mut self) {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("waiting for omni-server") {
-                assert!(status.success(), "omni-server exited with {status}");
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "omni-server did not exit after stdin EOF"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.stdin.take().is_some() {
-            // Not stopped cleanly (a test failed): do not leave it behind.
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
+use omniorb_peer::{client_path, OmniClient, OmniServer as Server};
 
 fn run_client(target: &str, args: &[&str]) -> Output {
     Command::new(client_path())
@@ -117,7 +50,7 @@ fn assert_all_ok(out: &Output, what: &str) {
 #[test]
 fn client_against_server_by_ior() {
     let server = Server::start(&[]);
-    assert_all_ok(&run_client(&server.ior, &[]), "GIOP 1.2, IOR");
+    assert_all_ok(&run_client(server.ior(), &[]), "GIOP 1.2, IOR");
     server.stop();
 }
 
@@ -125,10 +58,10 @@ fn client_against_server_by_ior() {
 fn client_against_server_by_corbaloc() {
     // A corbaloc URL without a version means IIOP 1.0, hence GIOP 1.0.
     let server = Server::start(&[]);
-    assert_all_ok(&run_client(&server.corbaloc, &[]), "corbaloc");
+    assert_all_ok(&run_client(server.corbaloc(), &[]), "corbaloc");
     assert_all_ok(
         &run_client(
-            &server.corbaloc.replace("corbaloc::", "corbaloc::1.2@"),
+            &server.corbaloc().replace("corbaloc::", "corbaloc::1.2@"),
             &[],
         ),
         "corbaloc 1.2",
@@ -141,7 +74,7 @@ fn client_against_server_older_giop() {
     let server = Server::start(&[]);
     for v in ["1.0", "1.1"] {
         assert_all_ok(
-            &run_client(&server.ior, &["--giop", v]),
+            &run_client(server.ior(), &["--giop", v]),
             &format!("client --giop {v}"),
         );
     }
@@ -149,7 +82,10 @@ fn client_against_server_older_giop() {
     // The server side capped too (its IOR then has an IIOP 1.0/1.1 profile).
     for v in ["1.0", "1.1"] {
         let server = Server::start(&["--giop", v]);
-        assert_all_ok(&run_client(&server.ior, &[]), &format!("server --giop {v}"));
+        assert_all_ok(
+            &run_client(server.ior(), &[]),
+            &format!("server --giop {v}"),
+        );
         server.stop();
     }
 }
@@ -159,7 +95,7 @@ fn client_reports_failures() {
     // Nothing listens on a port taken from a stopped server: every check
     // must fail with a CORBA system exception and the exit status must say so.
     let server = Server::start(&[]);
-    let target = server.corbaloc.clone();
+    let target = server.corbaloc().to_owned();
     server.stop();
     let out = run_client(&target, &[]);
     assert!(!out.status.success());
@@ -182,7 +118,7 @@ fn in_process_client_round_trips() {
     let err = OmniClient::try_connect("no such scheme").expect_err("bad string");
     assert!(err.contains("BAD_PARAM"), "{err}");
 
-    let mut client = OmniClient::connect(&server.ior).expect("connects");
+    let mut client = OmniClient::connect(server.ior()).expect("connects");
     for len in [0, 1, 1000, 100_000] {
         let t = client.echo_ints(len, 5);
         assert!(t > Duration::ZERO);
@@ -191,7 +127,7 @@ fn in_process_client_round_trips() {
     }
     assert!(client.echo_ints(10, 0) < Duration::from_millis(1));
     // By corbaloc too (narrowed with a remote _is_a).
-    let mut by_url = OmniClient::connect(&server.corbaloc).expect("connects");
+    let mut by_url = OmniClient::connect(server.corbaloc()).expect("connects");
     by_url.echo_ints(16, 3);
     drop(client);
     drop(by_url);
@@ -202,7 +138,7 @@ fn in_process_client_round_trips() {
 #[should_panic(expected = "TRANSIENT")]
 fn in_process_client_panics_when_the_server_is_gone() {
     let server = Server::start(&[]);
-    let ior = server.ior.clone();
+    let ior = server.ior().to_owned();
     server.stop();
     let mut client = OmniClient::connect(&ior).expect("connects without contacting");
     client.echo_ints(4, 1);

@@ -1,0 +1,244 @@
+//! GIOP interop with omniORB, both ways, over loopback TCP: the Rust client calls every
+//! operation of omniORB's `Flick::Bench` server (GIOP 1.0, 1.1 and 1.2, requests in both byte
+//! orders, by IOR and by corbaloc), and omniORB's checking client calls every operation of
+//! the Rust server. The omniORB programs are built during the tests; a missing peer fails.
+
+use std::process::Command;
+
+use marshal::cdr::ByteOrder;
+use marshal::giop::{CallError, Client, Completion, Ior, Server, Version};
+use omniorb_peer::{client_path, OmniServer};
+use workloads::bench_object::{BenchServant, Color, Oops, Prims, Shape, BENCH_ID, OOPS_ID};
+use workloads::{dirents, ints, rects, DirEntry, Rect};
+
+fn prims() -> Vec<Prims> {
+    vec![
+        Prims {
+            o: 0xab,
+            b: true,
+            // With UTF-8 negotiated (GIOP 1.1+) a `char` must be one UTF-8 code unit: ASCII.
+            c: b'~' as i8,
+            s: -2,
+            us: 0xfffe,
+            l: i32::MIN,
+            ul: u32::MAX,
+            ll: i64::MIN + 1,
+            ull: u64::MAX - 1,
+            f: 1.5,
+            d: -0.25,
+            str: "padding follows".into(),
+            col: Color::Blue,
+        },
+        Prims {
+            o: 0,
+            b: false,
+            c: 0,
+            s: 0,
+            us: 0,
+            l: 0,
+            ul: 0,
+            ll: 0,
+            ull: 0,
+            f: 0.0,
+            d: f64::MIN_POSITIVE,
+            // omniORB's native code set is ISO 8859-1: it converts these from the negotiated
+            // UTF-8 and back (a character outside Latin-1 would be DATA_CONVERSION).
+            str: "é ü ß: UTF-8 both ways".into(),
+            col: Color::Green,
+        },
+    ]
+}
+
+/// Every operation of `Flick::Bench` through `client`, checking results.
+fn exercise(client: &mut Client, what: &str) {
+    for n in [0, 1, 5, 1000, 100_000] {
+        let v = ints(n);
+        let got: Vec<i32> = client
+            .invoke("echo_ints", &v)
+            .unwrap_or_else(|e| panic!("{what}: echo_ints {n}: {e}"));
+        assert_eq!(got, v, "{what}: echo_ints {n}");
+        let sum: i64 = client.invoke("sum_ints", &v).unwrap();
+        assert_eq!(
+            sum,
+            v.iter().map(|&x| i64::from(x)).sum::<i64>(),
+            "{what}: sum_ints {n}"
+        );
+    }
+    let big = vec![i32::MAX; 3];
+    assert_eq!(
+        client.invoke::<_, i64>("sum_ints", &big).unwrap(),
+        3 * i64::from(i32::MAX)
+    );
+    for n in [0, 1, 3000] {
+        let v = rects(n);
+        let got: Vec<Rect> = client.invoke("echo_rects", &v).unwrap();
+        assert_eq!(got, v, "{what}: echo_rects {n}");
+    }
+    for n in [0, 1, 300] {
+        let mut v = dirents(n);
+        for (i, d) in v.iter_mut().enumerate() {
+            d.name.truncate(i % 9);
+        }
+        if let Some(d) = v.first_mut() {
+            d.name = "n".repeat(255);
+        }
+        let got: Vec<DirEntry> = client.invoke("echo_dirents", &v).unwrap();
+        assert_eq!(got, v, "{what}: echo_dirents {n}");
+    }
+    for n in [0, 1, 3, 256, 100_000, 1 << 20] {
+        let v: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+        let got: Vec<u8> = client.invoke("echo_octets", &v).unwrap();
+        assert!(got == v, "{what}: echo_octets {n}");
+    }
+    let r = rects(1)[0];
+    for s in [
+        Shape::Int(-7),
+        Shape::Str(String::new()),
+        Shape::Str("q".repeat(1000)),
+        Shape::Other(7, r),
+        Shape::Other(i32::MIN, r),
+    ] {
+        let got: Shape = client.invoke("echo_shape", &s).unwrap();
+        assert_eq!(got, s, "{what}: echo_shape");
+    }
+    for p in prims() {
+        if !p.str.is_ascii() && client.version() < Version::V1_1 {
+            // GIOP 1.0 has no code set negotiation: chars are ISO 8859-1, where omniORB
+            // (rightly) refuses the bytes of UTF-8's multi-byte characters.
+            continue;
+        }
+        let got: Prims = client
+            .invoke("echo_prims", &p)
+            .unwrap_or_else(|e| panic!("{what}: echo_prims {:?}: {e}", p.str));
+        assert_eq!(got, p, "{what}: echo_prims");
+    }
+    client.invoke::<i32, ()>("fail", &0).unwrap();
+    for code in [42, -7, i32::MIN] {
+        match client.invoke::<i32, ()>("fail", &code) {
+            Err(CallError::UserException {
+                repository_id,
+                body,
+            }) => {
+                assert_eq!(repository_id, OOPS_ID, "{what}");
+                let oops: Oops = client.decode_user_exception(&body).unwrap();
+                assert_eq!(
+                    oops,
+                    Oops {
+                        code,
+                        why: format!("failed {code}")
+                    },
+                    "{what}"
+                );
+            }
+            other => panic!("{what}: fail({code}) gave {other:?}"),
+        }
+    }
+    for (a, s) in [(5, "abc"), (0, ""), (-3, "x"), (1 << 29, "0123")] {
+        let (r, b, s2): (i32, i32, String) = client.invoke("mix", &(a, s)).unwrap();
+        assert_eq!((r, b, s2), (a + 1, 2 * a, format!("{s}!")), "{what}: mix");
+    }
+    match client.invoke::<(), ()>("no_such_operation", &()) {
+        Err(CallError::SystemException {
+            repository_id,
+            completed,
+            ..
+        }) => {
+            assert_eq!(
+                repository_id, "IDL:omg.org/CORBA/BAD_OPERATION:1.0",
+                "{what}"
+            );
+            assert_eq!(completed, Completion::No, "{what}");
+        }
+        other => panic!("{what}: unknown operation gave {other:?}"),
+    }
+}
+
+#[test]
+fn rust_client_calls_omniorb_server_in_every_version_and_byte_order() {
+    for server_giop in ["1.0", "1.1", "1.2"] {
+        let server = OmniServer::start(&["--giop", server_giop]);
+        let ior = Ior::parse(server.ior()).expect("omniORB's IOR parses");
+        assert_eq!(ior.type_id(), BENCH_ID);
+        let (host, _, key) = ior.iiop().expect("an IIOP profile");
+        assert_eq!((host, key), ("127.0.0.1", &b"Bench"[..]));
+        for order in [ByteOrder::Big, ByteOrder::Little] {
+            let mut client = Client::connect(&ior).expect("connects");
+            assert_eq!(client.version().to_string(), server_giop);
+            client.set_byte_order(order);
+            exercise(
+                &mut client,
+                &format!("omniORB GIOP {server_giop}, {order:?} requests"),
+            );
+        }
+        server.stop();
+    }
+}
+
+#[test]
+fn rust_client_reaches_omniorb_by_corbaloc_and_older_versions() {
+    let server = OmniServer::start(&[]);
+    for url in [
+        server.corbaloc().to_owned(),
+        server
+            .corbaloc()
+            .replace("corbaloc::", "corbaloc:iiop:1.1@"),
+        server.corbaloc().replace("corbaloc::", "corbaloc::1.2@"),
+    ] {
+        let ior = Ior::parse(&url).unwrap();
+        let mut client = Client::connect(&ior).unwrap();
+        client.set_byte_order(ByteOrder::Big);
+        exercise(&mut client, &url);
+    }
+    let ior = Ior::parse(server.ior()).unwrap();
+    let mut client = Client::connect(&ior).unwrap();
+    client.set_version(Version::V1_0);
+    exercise(&mut client, "GIOP 1.0 against a 1.2 IOR");
+    server.stop();
+}
+
+/// omni-client must exit 0 with only `ok` lines covering every operation.
+fn omni_client_passes(target: &str, args: &[&str]) {
+    let out = Command::new(client_path())
+        .arg(target)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", client_path().display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "omni-client {target} {args:?}: {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() > 40, "only {} checks", lines.len());
+    assert!(lines.iter().all(|l| l.starts_with("ok ")), "{stdout}");
+    for op in [
+        "echo_ints",
+        "echo_rects",
+        "echo_dirents",
+        "echo_octets",
+        "echo_shape",
+        "echo_prims",
+        "sum_ints",
+        "fail",
+        "mix",
+    ] {
+        assert!(stdout.contains(&format!("ok {op} ")), "no check of {op}");
+    }
+}
+
+#[test]
+fn omniorb_client_calls_rust_server() {
+    let mut server = Server::bind("127.0.0.1:0").unwrap();
+    server.add("Bench", BenchServant);
+    let handle = server.spawn().unwrap();
+    let ior = handle.ior(BENCH_ID, b"Bench");
+    // By IOR (IIOP 1.2 profile) at each GIOP version omniORB may choose, and by corbaloc.
+    omni_client_passes(&ior.to_string(), &[]);
+    omni_client_passes(&ior.to_string(), &["--giop", "1.1"]);
+    omni_client_passes(&ior.to_string(), &["--giop", "1.0"]);
+    let url = format!("corbaloc::{}/Bench", handle.local_addr());
+    omni_client_passes(&url, &[]);
+    handle.shutdown();
+}

@@ -1,0 +1,282 @@
+//! The blocking GIOP client.
+
+use std::net::{SocketAddr, TcpStream};
+
+use marshal_core::Reader;
+use wire_iiop::giop::{
+    Ior, Message, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException,
+    TargetAddress, Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
+};
+use wire_iiop::{ByteOrder, Decode, Encode};
+
+use super::connection::{split, RecvError, Rx, SendError, Tx};
+use super::CallError;
+
+/// `LOCATION_FORWARD` replies followed in a row before giving up.
+const MAX_FORWARDS: usize = 8;
+
+/// A blocking GIOP client of one object, over one TCP connection.
+///
+/// It speaks the GIOP version of the object's IIOP profile (at most 1.2), sends requests in
+/// the byte order of [`set_byte_order`](Client::set_byte_order) (the host's by default),
+/// matches replies by request id, reassembles fragmented replies, follows
+/// `LOCATION_FORWARD`, and reconnects once when the server closes the connection with
+/// `CloseConnection` (which promises that unanswered requests were not processed).
+///
+/// ```no_run
+/// use marshal::giop::{Client, Ior};
+/// let ior = Ior::parse("corbaloc::127.0.0.1:2809/Bench")?;
+/// let mut client = Client::connect(&ior)?;
+/// let echoed: Vec<i32> = client.invoke::<Vec<i32>, Vec<i32>>("echo_ints", &vec![1, 2, 3])?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Client {
+    addr: SocketAddr,
+    rx: Rx,
+    tx: Tx,
+    /// The object key of the current target.
+    key: Vec<u8>,
+    version: Version,
+    order: ByteOrder,
+    next_id: u32,
+    /// Whether this connection has announced its code sets (once per connection, 1.1+).
+    code_sets_sent: bool,
+    /// Byte order and body position of the last reply (for user exception bodies).
+    reply_order: ByteOrder,
+    exception_base: usize,
+    max_message: usize,
+}
+
+/// Host, port, object key and GIOP version of an IOR's first IIOP profile.
+fn endpoint(ior: &Ior) -> Result<(String, u16, Vec<u8>, Version), CallError> {
+    let p = ior.iiop_profiles().next().ok_or(CallError::NoIiopProfile)?;
+    let version = Version {
+        major: p.version.0,
+        minor: p.version.1,
+    };
+    if version.major != 1 {
+        return Err(CallError::Protocol(format!(
+            "IIOP profile version {version} is not 1.x"
+        )));
+    }
+    Ok((
+        p.host.clone(),
+        p.port,
+        p.object_key.clone(),
+        version.capped(),
+    ))
+}
+
+/// What to do after a reply.
+enum Next<R> {
+    Done(Result<R, CallError>),
+    Forward(Ior),
+    Reconnect,
+}
+
+impl Client {
+    /// Connects to the object's first IIOP profile.
+    pub fn connect(ior: &Ior) -> Result<Client, CallError> {
+        let (host, port, key, version) = endpoint(ior)?;
+        let stream = TcpStream::connect((host.as_str(), port))?;
+        let addr = stream.peer_addr()?;
+        let (rx, tx) = split(stream, DEFAULT_MAX_MESSAGE)?;
+        Ok(Client {
+            addr,
+            rx,
+            tx,
+            key,
+            version,
+            order: ByteOrder::NATIVE,
+            next_id: 1,
+            code_sets_sent: false,
+            reply_order: ByteOrder::NATIVE,
+            exception_base: 0,
+            max_message: DEFAULT_MAX_MESSAGE,
+        })
+    }
+
+    /// The byte order of the requests this client sends.
+    pub fn set_byte_order(&mut self, order: ByteOrder) {
+        self.order = order;
+    }
+
+    /// The GIOP version of the requests (by default the profile's, at most 1.2). Lowering it
+    /// is always possible; raising it above what the server announced may be refused.
+    pub fn set_version(&mut self, version: Version) {
+        self.version = version.capped();
+    }
+
+    /// The GIOP version in use.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The byte order the server used in its last reply.
+    pub fn reply_order(&self) -> ByteOrder {
+        self.reply_order
+    }
+
+    /// Calls `operation` with `args` (the `in` and `inout` parameters in IDL order: a
+    /// struct, one value, `()` or a tuple) and decodes the result as `Ret` (the return value
+    /// then the `inout` and `out` parameters in IDL order).
+    pub fn invoke<Args: Encode + ?Sized, Ret: for<'de> Decode<'de>>(
+        &mut self,
+        operation: &str,
+        args: &Args,
+    ) -> Result<Ret, CallError> {
+        let mut forwards = 0;
+        let mut reconnected = false;
+        loop {
+            let id = self.next_id;
+            self.next_id = self.next_id.wrapping_add(1);
+            self.send_request(id, operation, args)?;
+            match self.await_reply::<Ret>(id)? {
+                Next::Done(r) => return r,
+                Next::Forward(ior) => {
+                    forwards += 1;
+                    if forwards > MAX_FORWARDS {
+                        return Err(CallError::TooManyForwards(MAX_FORWARDS));
+                    }
+                    self.retarget(&ior)?;
+                }
+                Next::Reconnect if !reconnected => {
+                    reconnected = true;
+                    self.reconnect()?;
+                }
+                Next::Reconnect => {
+                    return Err(CallError::Protocol(
+                        "the server closed the connection twice".into(),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Decodes the members of a user exception that the last call raised (the `body` of
+    /// [`CallError::UserException`]), with the reply's byte order and alignment.
+    pub fn decode_user_exception<'b, T: Decode<'b>>(
+        &self,
+        body: &'b [u8],
+    ) -> Result<T, marshal_core::Error> {
+        let mut r = Reader::new(body, self.exception_base);
+        let v = T::decode(&mut r, self.reply_order)?;
+        r.finish()?;
+        Ok(v)
+    }
+
+    fn send_request<Args: Encode + ?Sized>(
+        &mut self,
+        id: u32,
+        operation: &str,
+        args: &Args,
+    ) -> Result<(), CallError> {
+        let service_contexts = if !self.code_sets_sent && self.version >= Version::V1_1 {
+            vec![ServiceContext::code_sets_utf8()]
+        } else {
+            Vec::new()
+        };
+        let head = RequestHeader {
+            request_id: id,
+            response_flags: RESPONSE_EXPECTED,
+            target: TargetAddress::Key(&self.key),
+            operation: operation.as_bytes(),
+            service_contexts,
+            principal: &[],
+        };
+        match self.tx.send(self.version, self.order, &head, args) {
+            Ok(()) => {
+                self.code_sets_sent = true;
+                Ok(())
+            }
+            Err(SendError::Io(e)) => Err(CallError::Transport(e)),
+            Err(SendError::Marshal { error, sent }) => {
+                if sent {
+                    // Part of a message is on the wire: the connection cannot be used again.
+                    self.reconnect()?;
+                }
+                Err(CallError::Marshal(error))
+            }
+        }
+    }
+
+    fn await_reply<Ret: for<'de> Decode<'de>>(&mut self, id: u32) -> Result<Next<Ret>, CallError> {
+        loop {
+            let bytes = self.rx.receive().map_err(|e| match e {
+                RecvError::Io(e) => CallError::Transport(e),
+                RecvError::Protocol(e) => CallError::Protocol(e.to_string()),
+            })?;
+            let msg = Message::parse(bytes).map_err(|e| CallError::Protocol(e.to_string()))?;
+            let body = msg.body();
+            let head = match msg.kind {
+                MessageKind::Reply(h) if h.request_id == id => h,
+                // A late reply to a request given up on.
+                MessageKind::Reply(_) => continue,
+                MessageKind::CloseConnection => return Ok(Next::Reconnect),
+                MessageKind::MessageError => {
+                    return Err(CallError::Protocol(
+                        "the server answered MessageError".into(),
+                    ))
+                }
+                _ => {
+                    return Err(CallError::Protocol(format!(
+                        "unexpected {:?} from the server",
+                        msg.header.msg_type
+                    )))
+                }
+            };
+            self.reply_order = body.order();
+            let marshal = |e: marshal_core::Error| CallError::Marshal(e);
+            return Ok(match head.status {
+                ReplyStatus::NoException => Next::Done(body.decode::<Ret>().map_err(marshal)),
+                ReplyStatus::UserException => {
+                    let mut r = body.reader();
+                    let repository_id = String::decode(&mut r, body.order()).map_err(marshal)?;
+                    self.exception_base = r.position();
+                    Next::Done(Err(CallError::UserException {
+                        repository_id,
+                        body: r.rest().to_vec(),
+                    }))
+                }
+                ReplyStatus::SystemException => {
+                    let e: SystemException = body.decode().map_err(marshal)?;
+                    Next::Done(Err(CallError::SystemException {
+                        repository_id: e.repository_id,
+                        minor: e.minor,
+                        completed: e.completed,
+                    }))
+                }
+                ReplyStatus::LocationForward | ReplyStatus::LocationForwardPerm => {
+                    Next::Forward(body.decode::<Ior>().map_err(marshal)?)
+                }
+                ReplyStatus::NeedsAddressingMode => Next::Done(Err(CallError::Protocol(
+                    "the server wants another addressing mode".into(),
+                ))),
+            });
+        }
+    }
+
+    /// Connects to `ior` instead (a forward).
+    fn retarget(&mut self, ior: &Ior) -> Result<(), CallError> {
+        let (host, port, key, version) = endpoint(ior)?;
+        let stream = TcpStream::connect((host.as_str(), port))?;
+        self.addr = stream.peer_addr()?;
+        let (rx, tx) = split(stream, self.max_message)?;
+        self.rx = rx;
+        self.tx = tx;
+        self.key = key;
+        self.version = version;
+        self.code_sets_sent = false;
+        Ok(())
+    }
+
+    /// A fresh connection to the same address.
+    fn reconnect(&mut self) -> Result<(), CallError> {
+        let (rx, tx) = split(TcpStream::connect(self.addr)?, self.max_message)?;
+        self.rx = rx;
+        self.tx = tx;
+        self.code_sets_sent = false;
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! Socket plumbing shared by the protocols: vectored writes straight from the caller's
+//! memory, and reads into a reused buffer.
+
+use std::io::{self, IoSlice, Read, Write};
+
+use marshal_core::writer::Spill;
+use marshal_core::{Error, ErrorKind};
+
+/// Octet runs at least this long go to the socket where they lie instead of being copied
+/// into the message buffer.
+pub(crate) const VECTORED_MIN: usize = 16 * 1024;
+
+/// Writes every byte of `bufs`, in order, with `writev`.
+pub(crate) fn write_all_vectored(
+    w: &mut impl Write,
+    mut bufs: &mut [IoSlice<'_>],
+) -> io::Result<()> {
+    IoSlice::advance_slices(&mut bufs, 0);
+    while !bufs.is_empty() {
+        match w.write_vectored(bufs) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
+/// the large slice. An I/O error is kept (the encoder only sees that it failed).
+pub(crate) struct SocketSpill<'s, W: Write> {
+    pub(crate) socket: &'s mut W,
+    pub(crate) io_error: Option<io::Error>,
+    /// Whether any part of the message went out.
+    pub(crate) spilled: bool,
+}
+
+impl<W: Write> Spill for SocketSpill<'_, W> {
+    fn threshold(&self) -> usize {
+        VECTORED_MIN
+    }
+    fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
+        self.spilled |= !large.is_empty();
+        let mut bufs = [IoSlice::new(head), IoSlice::new(large)];
+        write_all_vectored(self.socket, &mut bufs).map_err(|e| {
+            let what = e.to_string();
+            self.io_error = Some(e);
+            Error::without_offset(ErrorKind::Custom(format!("socket write failed: {what}")))
+        })
+    }
+}
+
+/// Reads exactly `n` bytes into `buf[at..at + n]`, growing `buf` only as data arrives (at
+/// most doubling what was received), so a peer that announces a large message and sends
+/// little makes us hold little. `buf` keeps its length between calls, so steady-state reads
+/// touch no new memory.
+pub(crate) fn read_into(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    at: usize,
+    n: usize,
+) -> io::Result<()> {
+    const FIRST: usize = 64 * 1024;
+    let end = at + n;
+    let mut filled = at;
+    while filled < end {
+        if buf.len() <= filled {
+            let grow = (filled - at).max(FIRST);
+            buf.resize(end.min(filled + grow), 0);
+        }
+        let stop = end.min(buf.len());
+        match r.read(&mut buf[filled..stop]) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
