@@ -17,7 +17,7 @@ use wire_iiop::giop::{
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
-use super::connection::{split, RecvError, SendError, Tx};
+use super::connection::{split, RecvError, Rx, SendError, Tx};
 
 /// An object's implementation: answers the calls made on it.
 ///
@@ -119,6 +119,12 @@ impl<'a> Call<'a> {
     /// Answers with a system exception.
     pub fn system_exception(&mut self, e: &SystemException) -> Result<(), Error> {
         self.answer(ReplyStatus::SystemException, e)
+    }
+
+    /// Answers `LOCATION_FORWARD`: the client should send this request (and the ones after
+    /// it) to `ior` instead.
+    pub fn forward(&mut self, ior: &Ior) -> Result<(), Error> {
+        self.answer(ReplyStatus::LocationForward, ior)
     }
 
     /// Answers `BAD_OPERATION`: the operation is not one of the object's (the default arm of
@@ -350,11 +356,18 @@ fn object_key<'t>(target: &'t TargetAddress<'t>) -> Option<std::borrow::Cow<'t, 
     }
 }
 
-/// Serves one connection until it closes.
+/// Serves one connection until it closes, then closes the socket (the acceptor keeps a
+/// handle on it for shutdown, so dropping ours would not).
 fn serve(stream: TcpStream, shared: &Shared) {
-    let Ok((mut rx, mut tx)) = split(stream, shared.max_message) else {
+    let Ok((rx, mut tx)) = split(stream, shared.max_message) else {
         return;
     };
+    serve_messages(rx, &mut tx, shared);
+    let _ = tx.stream().shutdown(Shutdown::Both);
+}
+
+/// The message loop of one connection.
+fn serve_messages(mut rx: Rx, tx: &mut Tx, shared: &Shared) {
     let mut version = Version::V1_0;
     let mut order = ByteOrder::Big;
     loop {
@@ -376,7 +389,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
         version = msg.header.version;
         order = msg.header.order;
         let broken = match &msg.kind {
-            MessageKind::Request(h) => dispatch(shared, h, msg.body(), version, &mut tx),
+            MessageKind::Request(h) => dispatch(shared, h, msg.body(), version, tx),
             MessageKind::LocateRequest(h) => {
                 let here = object_key(&h.target).is_some_and(|k| shared.objects.contains_key(&*k));
                 let head = LocateReplyHeader {
@@ -404,7 +417,6 @@ fn serve(stream: TcpStream, shared: &Shared) {
     if shared.stopping.load(Ordering::SeqCst) {
         let _ = tx.send(version, order, &CloseConnection::default(), &());
     }
-    let _ = tx.stream().shutdown(Shutdown::Both);
 }
 
 /// Runs one request; `true` if the connection broke.
