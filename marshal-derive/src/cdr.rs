@@ -108,11 +108,10 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .iter()
         .zip(&places)
         .map(|(f, p)| field_encode(f, p));
-    let decs = fields.fields.iter().map(field_decode);
-    let value = construct(quote!(Self), fields, None);
     let min = fields_min(&fields.fields);
     let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
     let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
+    let dec_into = decode_into(fields);
     (
         quote! {
             #flat_enc
@@ -133,13 +132,24 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const MIN: usize = #min;
             #[inline]
             fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
-                __r.enter()?;
-                #(#decs)*
-                __r.leave();
-                ::core::result::Result::Ok(#value)
+                #x::decode_by_place(__r, __o)
             }
+            #dec_into
         },
     )
+}
+
+/// `decode_into` for a struct (see [`crate::common::decode_into`]), with one level of depth.
+fn decode_into(fields: &Fields<'_>) -> TokenStream {
+    let x = x();
+    let check = |f: &Field<'_>| {
+        let ml = f.attrs.max_len.as_ref()?;
+        let (ty, n, name) = (f.ty, ml.value, in_field(&f.name));
+        Some(quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n, __o) #name ?;))
+    };
+    let order = (quote!(__o: #x::ByteOrder), quote!(, __o));
+    let depth = (quote!(__r.enter()?;), quote!(__r.leave();));
+    crate::common::decode_into(&x, fields, order, depth, check)
 }
 
 fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {

@@ -1,7 +1,8 @@
 //! Generation helpers that know no wire rule, shared by every format.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{Field, Fields, Style, Variant};
 
@@ -113,6 +114,59 @@ pub fn impls(
         #[automatically_derived]
         impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
             #dec_items
+        }
+    }
+}
+
+/// A struct's `decode_into`, for any format: each field decoded where it lives inside `__out`
+/// (through the format's `decode_field`), guarded so that a failure drops the fields already
+/// decoded, then the whole value assumed initialised. `x` is the wire crate's private path,
+/// `params` the format's extra parameters after `__out` (`__o: ByteOrder`) and `args` the
+/// matching arguments (`, __o`), `pro` and `epi` the code before and after the fields (a fixed segment
+/// or a depth level, which rebinds `__r`), and `check` a statement to run before a field (its
+/// `max_len` check).
+pub fn decode_into(
+    x: &TokenStream,
+    fields: &Fields<'_>,
+    (params, args): (TokenStream, TokenStream),
+    (pro, epi): (TokenStream, TokenStream),
+    check: impl Fn(&Field<'_>) -> Option<TokenStream>,
+) -> TokenStream {
+    let guards: Vec<syn::Ident> = (0..fields.fields.len())
+        .map(|i| quote::format_ident!("__g{}", i))
+        .collect();
+    let decs = fields.fields.iter().zip(&guards).map(|(f, g)| {
+        let ty = f.ty;
+        let m = &f.member;
+        let name = in_field(&f.name);
+        let check = check(f);
+        quote_spanned! {ty.span()=>
+            #check
+            let #g = {
+                let __place = __p
+                    .wrapping_add(::core::mem::offset_of!(Self, #m))
+                    .cast::<#ty>();
+                // SAFETY: `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this
+                // field's place inside it (aligned: packed types are rejected), distinct from
+                // the other fields'; `__out` is assumed initialised only after every guard is
+                // kept.
+                unsafe { #x::decode_field::<#ty>(__r, __place #args) } #name ?
+            };
+        }
+    });
+    quote! {
+        #[inline]
+        fn decode_into<'__a>(
+            __r: &mut #x::Reader<'de>,
+            __out: &'__a mut ::core::mem::MaybeUninit<Self>, #params
+        ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
+            #pro
+            let __p = __out.as_mut_ptr().cast::<u8>();
+            #(#decs)*
+            #epi
+            #(#guards.keep();)*
+            // SAFETY: every field was decoded in place (its guard checked the place) and kept.
+            ::core::result::Result::Ok(unsafe { __out.assume_init_mut() })
         }
     }
 }

@@ -3,6 +3,9 @@
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
 pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
 
+pub use marshal_core::place::FieldGuard;
+
+pub use crate::traits::decode_by_place;
 pub use crate::{ByteOrder, Decode, Encode};
 
 use crate::traits::skip_pad;
@@ -89,6 +92,19 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     max: usize,
     order: ByteOrder,
 ) -> Result<T, Error> {
+    check_max::<T>(r, max, order)?;
+    T::decode(r, order)
+}
+
+/// Checks the length of a `max_len` field against `max` before the field is decoded: skips
+/// the padding before the length (which the field's decoder would skip) and reads the length
+/// without consuming it.
+#[inline]
+pub fn check_max<T: VarLen + ?Sized>(
+    r: &mut Reader<'_>,
+    max: usize,
+    order: ByteOrder,
+) -> Result<(), Error> {
     skip_pad(r, 4)?;
     let b = r.peek_array::<4>()?;
     let wire = match order {
@@ -102,7 +118,22 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
             max: max as u64,
         }));
     }
-    T::decode(r, order)
+    Ok(())
+}
+
+/// Decodes field `T` in place at `place` (see [`Decode::decode_into`] and
+/// [`marshal_core::place::field`]).
+///
+/// # Safety
+/// As for [`marshal_core::place::field`].
+#[inline(always)]
+pub unsafe fn decode_field<'a, 'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    place: *mut T,
+    order: ByteOrder,
+) -> Result<FieldGuard<'a, T>, Error> {
+    // SAFETY: the caller upholds `place::field`'s contract (this function's own).
+    unsafe { marshal_core::place::field(r, place, move |r, out| T::decode_into(r, out, order)) }
 }
 
 /// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.

@@ -3,9 +3,12 @@
 //! sequences and arrays of other primitives and of flat structs are one alignment step, then
 //! one copy in the host's byte order or one byte-swap pass in the other.
 
+use core::mem::MaybeUninit;
+
 use marshal_core::{Error, Flat, Reader, Writer};
 
 use crate::string::{put_len, take_len};
+use crate::traits::{skip_pad, swaps};
 use crate::{ByteOrder, Decode, Encode};
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
@@ -35,6 +38,23 @@ impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         T::decode_array::<N>(r, order)
+    }
+    #[inline]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        match Self::FLAT {
+            // One copy or swap pass straight into the destination.
+            Some(proof) => {
+                if N > 0 {
+                    skip_pad(r, proof.width())?;
+                }
+                r.flat_into(out, proof, swaps(order, proof))
+            }
+            None => Ok(out.write(Self::decode(r, order)?)),
+        }
     }
 }
 

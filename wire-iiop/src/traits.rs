@@ -1,6 +1,8 @@
 //! The two traits the derive implements.
 
-use marshal_core::{Error, Flat, Reader, Writer};
+use core::mem::MaybeUninit;
+
+use marshal_core::{place, Error, Flat, Reader, Writer};
 
 use crate::{pad, ByteOrder};
 
@@ -64,7 +66,7 @@ pub trait Encode {
                 return Ok(());
             }
             w.put_zeros(pad(w.position(), proof.width()))?;
-            return w.put_flat(items, proof, order.swaps() && proof.width() > 1);
+            return w.put_flat(items, proof, swaps(order, proof));
         }
         for (i, it) in items.iter().enumerate() {
             it.encode(w, order).map_err(|e| e.at_index(i))?;
@@ -99,6 +101,20 @@ pub trait Decode<'de>: Sized {
     /// Reads one value (the reader's position is relative to the origin).
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error>;
 
+    /// Reads one value straight into `out` (the derive builds structs field by field in their
+    /// final place, so no value is moved). Returns `out` itself, initialised: callers that
+    /// rely on that check the returned address (see [`place::fill`]), which a safe
+    /// implementation can only produce by initialising `out`.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        Ok(out.write(Self::decode(r, order)?))
+    }
+
     /// Reads `n` sequence elements (after their length). Never allocates more than the
     /// remaining input can fill.
     #[doc(hidden)]
@@ -109,14 +125,11 @@ pub trait Decode<'de>: Sized {
                 return Ok(Vec::new());
             }
             skip_pad(r, proof.width())?;
-            return r.flat_vec(n, proof, order.swaps() && proof.width() > 1);
+            return r.flat_vec(n, proof, swaps(order, proof));
         }
-        let cap = r.check_count(n, Self::MIN)?;
-        let mut v = Vec::with_capacity(cap);
-        for i in 0..n {
-            v.push(Self::decode(r, order).map_err(|e| e.at_index(i))?);
-        }
-        Ok(v)
+        let n = r.check_count(n, Self::MIN)?;
+        // Each element is decoded in the vector's spare capacity: no moves.
+        place::fill_vec(r, n, move |r, out| Self::decode_into(r, out, order))
     }
 
     /// Reads a fixed-length array.
@@ -130,7 +143,7 @@ pub trait Decode<'de>: Sized {
             if N > 0 {
                 skip_pad(r, proof.width())?;
             }
-            return r.flat_array(proof, order.swaps() && proof.width() > 1);
+            return r.flat_array(proof, swaps(order, proof));
         }
         marshal_core::array::try_from_fn(|i| Self::decode(r, order).map_err(|e| e.at_index(i)))
     }
@@ -142,4 +155,20 @@ pub trait Decode<'de>: Sized {
 pub(crate) fn skip_pad(r: &mut Reader<'_>, align: usize) -> Result<(), Error> {
     let n = pad(r.position(), align);
     r.take(n).map(|_| ())
+}
+
+/// Whether flat words in `order` are byte-swapped on the way in or out (octets never are).
+#[inline(always)]
+pub(crate) fn swaps<T>(order: ByteOrder, proof: Flat<T>) -> bool {
+    order.swaps() && proof.width() > 1
+}
+
+/// [`Decode::decode`] through [`Decode::decode_into`]: what derived structs use, so there is
+/// one body for both.
+#[inline(always)]
+pub fn decode_by_place<'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    order: ByteOrder,
+) -> Result<T, Error> {
+    place::by_place(r, move |r, out| T::decode_into(r, out, order))
 }
