@@ -2,9 +2,8 @@
 //! the bytes, then the NUL. Rust strings are UTF-8, checked on decode; a NUL inside a string
 //! cannot be carried and is an error both ways.
 
-use marshal_core::{Error, ErrorKind, Reader, Writer};
+use marshal_core::{text, Error, ErrorKind, Reader, Writer};
 
-use crate::traits::skip_pad;
 use crate::{pad, ByteOrder, Decode, Encode};
 
 /// The `unsigned long` length prefix of a string or sequence.
@@ -37,39 +36,23 @@ pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<
     w.put([0])
 }
 
-/// Reads a string's bytes (without the NUL), borrowed from the input.
+/// Reads a string, borrowed from the input: its length (aligned), then that many bytes of
+/// which the last is the NUL, no other is NUL, and the rest is UTF-8 (checked in one
+/// word-wise pass for the usual ASCII strings).
 #[inline]
-pub(crate) fn take_str_bytes<'de>(
-    r: &mut Reader<'de>,
-    order: ByteOrder,
-) -> Result<&'de [u8], Error> {
-    skip_pad(r, 4)?;
-    let start = r.position();
+pub(crate) fn take_str<'de>(r: &mut Reader<'de>, order: ByteOrder) -> Result<&'de str, Error> {
     let n = take_len(r, order)?;
+    let body = r.position();
     if n > r.remaining() {
         return Err(r.error(ErrorKind::LengthExceedsInput {
             len: n as u64,
             remaining: r.remaining(),
         }));
     }
-    let data = r.take(n)?;
-    match data.split_last() {
-        Some((0, body)) => {
-            if body.contains(&0) {
-                return Err(Error::new(ErrorKind::InteriorNul, start + 4));
-            }
-            Ok(body)
-        }
-        _ => Err(Error::new(ErrorKind::UnterminatedString, start)),
+    match r.take(n)?.split_last() {
+        Some((0, s)) => text::to_str_without_nul(s).map_err(|k| Error::new(k, body)),
+        _ => Err(Error::new(ErrorKind::UnterminatedString, body - 4)),
     }
-}
-
-/// Reads a string, borrowed and checked to be UTF-8.
-#[inline]
-pub(crate) fn take_str<'de>(r: &mut Reader<'de>, order: ByteOrder) -> Result<&'de str, Error> {
-    let at = r.position();
-    let b = take_str_bytes(r, order)?;
-    core::str::from_utf8(b).map_err(|_| Error::new(ErrorKind::InvalidUtf8, at + pad(at, 4) + 4))
 }
 
 impl Encode for str {
@@ -137,6 +120,24 @@ mod tests {
         assert_eq!(e.to_string(), "string contains a NUL byte at offset 4");
         let e = from_slice::<String>(&[0, 0, 0, 2, 0xff, 0], ByteOrder::Big).unwrap_err();
         assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        // Strings of 16 bytes or more take the word-wise path.
+        let mut long = vec![0, 0, 0, 21];
+        long.extend_from_slice(b"twenty bytes of text\0");
+        assert_eq!(
+            from_slice::<String>(&long, ByteOrder::Big).unwrap(),
+            "twenty bytes of text"
+        );
+        long[20] = 0;
+        let e = from_slice::<String>(&long, ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string contains a NUL byte at offset 4");
+        long[20] = 0xc3;
+        let e = from_slice::<String>(&long, ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        long[21] = 0xa9;
+        assert_eq!(
+            from_slice::<String>(&long, ByteOrder::Big).unwrap(),
+            "twenty bytes of \u{e9}xt"
+        );
         let e = to_vec(&"a\0b", ByteOrder::Big).unwrap_err();
         assert_eq!(e.to_string(), "string contains a NUL byte at offset 0");
         let e = from_slice::<String>(&[0xff, 0xff, 0xff, 0xf0, 0, 0], ByteOrder::Big).unwrap_err();
