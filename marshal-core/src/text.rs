@@ -27,7 +27,8 @@ pub fn to_str(b: &[u8]) -> Result<&str, ErrorKind> {
 /// assert_eq!(to_str_without_nul(b"a\0\xff"), Err(ErrorKind::InteriorNul));
 /// assert_eq!(to_str_without_nul(b"a\xff"), Err(ErrorKind::InvalidUtf8));
 /// ```
-#[inline]
+// Always inlined, like `is_ascii_without_nul`: it is the whole per-string cost of a decoder.
+#[inline(always)]
 pub fn to_str_without_nul(b: &[u8]) -> Result<&str, ErrorKind> {
     if is_ascii_without_nul(b) {
         // SAFETY: ASCII bytes are valid UTF-8.
@@ -82,7 +83,7 @@ pub fn is_ascii(b: &[u8]) -> bool {
 /// assert!(marshal_core::text::is_ascii_without_nul(b"file-0001"));
 /// assert!(!marshal_core::text::is_ascii_without_nul(b"file\0"));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn is_ascii_without_nul(b: &[u8]) -> bool {
     let below = |max: u8, x: u8| max.max(x.wrapping_sub(1));
     if b.len() < 16 {

@@ -118,20 +118,40 @@ pub fn impls(
     }
 }
 
-/// A struct's `decode_into`, for any format: each field decoded where it lives inside `__out`
-/// (through the format's `decode_field`), guarded so that a failure drops the fields already
-/// decoded, then the whole value assumed initialised. `x` is the wire crate's private path,
-/// `params` the format's extra parameters after `__out` (`__o: ByteOrder`) and `args` the
-/// matching arguments (`, __o`), `pro` and `epi` the code before and after the fields (a fixed segment
-/// or a depth level, which rebinds `__r`), and `check` a statement to run before a field (its
-/// `max_len` check).
+/// What a format adds to a struct's `decode_into` (see [`decode_into`]).
+pub struct InPlace {
+    /// Extra parameters after `__out` (`__o: ByteOrder`).
+    pub params: TokenStream,
+    /// Code before the fields (a fixed segment or a depth level), which may rebind `__r`.
+    pub pro: TokenStream,
+    /// Code after the fields.
+    pub epi: TokenStream,
+    /// Applied to each field's error after its name (`.map_err(..)`), or nothing.
+    pub err: TokenStream,
+}
+
+/// A struct's `decode_into`, for any format: each field decoded where it lives inside `__out`,
+/// guarded so that a failure drops the fields already decoded, then the whole value assumed
+/// initialised. `x` is the wire crate's private path; `field` gives the block that decodes a
+/// field at `__place` (a `*mut` to it) into a guard: the format's `unsafe` `decode_field`,
+/// after any `max_len` check.
+///
+/// The `// SAFETY:` argument for that call (comments do not survive `quote!`, so it is made
+/// here): `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this field's place
+/// inside it (aligned: packed types are rejected), distinct from the other fields'; `__out` is
+/// assumed initialised only after every guard is kept.
 pub fn decode_into(
     x: &TokenStream,
     fields: &Fields<'_>,
-    (params, args): (TokenStream, TokenStream),
-    (pro, epi): (TokenStream, TokenStream),
-    check: impl Fn(&Field<'_>) -> Option<TokenStream>,
+    fmt: InPlace,
+    field: impl Fn(&Field<'_>) -> TokenStream,
 ) -> TokenStream {
+    let InPlace {
+        params,
+        pro,
+        epi,
+        err,
+    } = fmt;
     let guards: Vec<syn::Ident> = (0..fields.fields.len())
         .map(|i| quote::format_ident!("__g{}", i))
         .collect();
@@ -139,19 +159,14 @@ pub fn decode_into(
         let ty = f.ty;
         let m = &f.member;
         let name = in_field(&f.name);
-        let check = check(f);
+        let call = field(f);
         quote_spanned! {ty.span()=>
-            #check
             let #g = {
                 let __place = __p
                     .wrapping_add(::core::mem::offset_of!(Self, #m))
                     .cast::<#ty>();
-                // SAFETY: `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this
-                // field's place inside it (aligned: packed types are rejected), distinct from
-                // the other fields'; `__out` is assumed initialised only after every guard is
-                // kept.
-                unsafe { #x::decode_field::<#ty>(__r, __place #args) } #name ?
-            };
+                #call
+            } #name #err ?;
         }
     });
     quote! {

@@ -266,13 +266,23 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
 /// segment when the class is `Fixed`.
 fn decode_into(fields: &Fields<'_>) -> TokenStream {
     let x = x();
-    let check = |f: &Field<'_>| {
-        let ml = f.attrs.max_len.as_ref()?;
-        let (ty, n, name) = (f.ty, ml.value, in_field(&f.name));
-        Some(quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n) #name ?;))
+    let field = |f: &Field<'_>| {
+        let ty = f.ty;
+        let check = f.attrs.max_len.as_ref().map(|ml| {
+            let (n, name) = (ml.value, in_field(&f.name));
+            quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n) #name ?;)
+        });
+        // SAFETY: see `common::decode_into`.
+        quote_spanned!(ty.span()=> #check unsafe { #x::decode_field::<#ty>(__r, __place) })
     };
-    let none = (TokenStream::new(), TokenStream::new());
-    crate::common::decode_into(&x, fields, none, dec_segment(), check)
+    let (pro, epi) = dec_segment();
+    let fmt = crate::common::InPlace {
+        params: TokenStream::new(),
+        pro,
+        epi,
+        err: TokenStream::new(),
+    };
+    crate::common::decode_into(&x, fields, fmt, field)
 }
 
 /// A struct whose last field is `Option<Box<Self>>`: an optional-data list (`entry *next`),

@@ -25,6 +25,7 @@ mod entry;
 mod order;
 mod prim;
 mod sequence;
+mod shape;
 mod string;
 mod traits;
 mod tuple;
@@ -35,6 +36,7 @@ pub mod __private;
 pub use entry::{encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec};
 pub use marshal_core::{Error, ErrorKind, Reader, Writer};
 pub use order::ByteOrder;
+pub use shape::Shape;
 pub use traits::{Decode, Encode};
 
 /// Bytes of padding that align position `pos` to `align` (a power of two).

@@ -8,8 +8,8 @@ use core::mem::MaybeUninit;
 use marshal_core::{Error, Flat, Reader, Writer};
 
 use crate::string::{put_len, take_len};
-use crate::traits::{skip_pad, swaps};
-use crate::{ByteOrder, Decode, Encode};
+use crate::traits::decode_flat_into;
+use crate::{ByteOrder, Decode, Encode, Shape};
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
     const FLAT: Option<Flat<Self>> = match T::FLAT {
@@ -35,11 +35,14 @@ impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
         None => None,
     };
     const MIN: usize = T::MIN * N;
+    const SHAPE: Shape = T::SHAPE.repeat(N);
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         T::decode_array::<N>(r, order)
     }
-    #[inline]
+    // Always inlined: a fixed-size array in a fixed segment then has no length check of its
+    // own, and its copy is a few moves.
+    #[inline(always)]
     fn decode_into<'a>(
         r: &mut Reader<'de>,
         out: &'a mut MaybeUninit<Self>,
@@ -47,12 +50,7 @@ impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
     ) -> Result<&'a mut Self, Error> {
         match Self::FLAT {
             // One copy or swap pass straight into the destination.
-            Some(proof) => {
-                if N > 0 {
-                    skip_pad(r, proof.width())?;
-                }
-                r.flat_into(out, proof, swaps(order, proof))
-            }
+            Some(proof) => decode_flat_into(r, out, proof, order),
             None => Ok(out.write(Self::decode(r, order)?)),
         }
     }
@@ -94,6 +92,7 @@ impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
 /// `sequence<octet>` borrowed from the input.
 impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     const MIN: usize = 4;
+    const SHAPE: Shape = Shape::Shallow;
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         let n = take_len(r, order)?;
@@ -115,6 +114,7 @@ impl Encode for bytes::Bytes {
 
 impl<'de> Decode<'de> for bytes::Bytes {
     const MIN: usize = 4;
+    const SHAPE: Shape = Shape::Shallow;
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         <&[u8]>::decode(r, order).map(bytes::Bytes::copy_from_slice)

@@ -2,9 +2,12 @@
 //! the bytes, then the NUL. Rust strings are UTF-8, checked on decode; a NUL inside a string
 //! cannot be carried and is an error both ways.
 
+use core::mem::MaybeUninit;
+
 use marshal_core::{text, Error, ErrorKind, Reader, Writer};
 
-use crate::{pad, ByteOrder, Decode, Encode};
+use crate::traits::too_long;
+use crate::{pad, ByteOrder, Decode, Encode, Shape};
 
 /// The `unsigned long` length prefix of a string or sequence.
 #[inline(always)]
@@ -38,11 +41,19 @@ pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<
 
 /// Reads a string, borrowed from the input: its length (aligned), then that many bytes of
 /// which the last is the NUL, no other is NUL, and the rest is UTF-8 (checked in one
-/// word-wise pass for the usual ASCII strings).
-#[inline]
-pub(crate) fn take_str<'de>(r: &mut Reader<'de>, order: ByteOrder) -> Result<&'de str, Error> {
+/// word-wise pass for the usual ASCII strings). A length above `max` (the NUL not counted) is
+/// an error raised before the bytes are looked at.
+#[inline(always)]
+pub(crate) fn take_str<'de>(
+    r: &mut Reader<'de>,
+    order: ByteOrder,
+    max: usize,
+) -> Result<&'de str, Error> {
     let n = take_len(r, order)?;
     let body = r.position();
+    if n.saturating_sub(1) > max {
+        return Err(too_long(body - 4, n - 1, max));
+    }
     if n > r.remaining() {
         return Err(r.error(ErrorKind::LengthExceedsInput {
             len: n as u64,
@@ -77,21 +88,31 @@ impl Encode for String {
     }
 }
 
-impl<'de> Decode<'de> for String {
-    const MIN: usize = 5;
-    #[inline]
-    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        take_str(r, order).map(String::from)
-    }
+/// `Decode` for a string type (with the impl's generics in brackets) made from the borrowed
+/// `&str` by `$from`.
+macro_rules! string {
+    ($([$($g:tt)*] $t:ty => $from:expr),*) => {$(
+        impl<$($g)*> Decode<'de> for $t {
+            const MIN: usize = 5;
+            const SHAPE: Shape = Shape::Shallow;
+            #[inline]
+            fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+                take_str(r, order, usize::MAX).map($from)
+            }
+            #[inline]
+            fn decode_max_into<'o>(
+                r: &mut Reader<'de>,
+                out: &'o mut MaybeUninit<Self>,
+                max: usize,
+                _nul: bool,
+                order: ByteOrder,
+            ) -> Result<&'o mut Self, Error> {
+                Ok(out.write($from(take_str(r, order, max)?)))
+            }
+        }
+    )*};
 }
-
-impl<'de: 'a, 'a> Decode<'de> for &'a str {
-    const MIN: usize = 5;
-    #[inline]
-    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        take_str(r, order)
-    }
-}
+string!(['de] String => String::from, ['de: 'a, 'a] &'a str => core::convert::identity);
 
 #[cfg(test)]
 mod tests {

@@ -2,9 +2,9 @@
 
 use core::mem::MaybeUninit;
 
-use marshal_core::{place, Error, Flat, Reader, Writer};
+use marshal_core::{place, Error, ErrorKind, Flat, Reader, Writer};
 
-use crate::{pad, ByteOrder};
+use crate::{pad, ByteOrder, Shape};
 
 /// Types with a CDR encoding.
 ///
@@ -98,6 +98,11 @@ pub trait Decode<'de>: Sized {
     #[doc(hidden)]
     const MIN: usize = 0;
 
+    /// What is known of the encoding at compile time: a fixed segment is read with one length
+    /// check, and only a type that may contain itself takes a depth level.
+    #[doc(hidden)]
+    const SHAPE: Shape = Shape::Deep;
+
     /// Reads one value (the reader's position is relative to the origin).
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error>;
 
@@ -113,6 +118,22 @@ pub trait Decode<'de>: Sized {
         order: ByteOrder,
     ) -> Result<&'a mut Self, Error> {
         Ok(out.write(Self::decode(r, order)?))
+    }
+
+    /// Reads a `max_len` value into `out` (see [`Decode::decode_into`]): a length above `max`
+    /// (not counting a string's NUL, when `nul`) is an error raised before anything is read
+    /// or allocated. Strings override this to read their length once.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_max_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        max: usize,
+        nul: bool,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        check_len(r, max, nul, order)?;
+        Self::decode_into(r, out, order)
     }
 
     /// Reads `n` sequence elements (after their length). Never allocates more than the
@@ -147,6 +168,69 @@ pub trait Decode<'de>: Sized {
         }
         marshal_core::array::try_from_fn(|i| Self::decode(r, order).map_err(|e| e.at_index(i)))
     }
+}
+
+/// Checks the length of a `max_len` value against `max` without consuming it: skips the
+/// padding before the length (which the value's decoder would skip) and reads it in place.
+/// `nul`: the wire length counts a string's terminating NUL, which `max` does not.
+#[inline]
+pub(crate) fn check_len(
+    r: &mut Reader<'_>,
+    max: usize,
+    nul: bool,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    skip_pad(r, 4)?;
+    let b = r.peek_array::<4>()?;
+    let wire = match order {
+        ByteOrder::Big => u32::from_be_bytes(b),
+        ByteOrder::Little => u32::from_le_bytes(b),
+    } as usize;
+    let len = if nul { wire.saturating_sub(1) } else { wire };
+    if len > max {
+        return Err(too_long(r.position(), len, max));
+    }
+    Ok(())
+}
+
+/// The error for a `max_len` value whose length (at `at`) is `len`.
+#[cold]
+pub(crate) fn too_long(at: usize, len: usize, max: usize) -> Error {
+    Error::new(
+        ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        },
+        at,
+    )
+}
+
+/// Reads one flat value (after the padding to its word width, unless it has no bytes)
+/// straight into `out`: one copy, or one byte-swap pass in the other byte order.
+#[inline(always)]
+pub fn decode_flat_into<'a, T>(
+    r: &mut Reader<'_>,
+    out: &'a mut MaybeUninit<T>,
+    proof: Flat<T>,
+    order: ByteOrder,
+) -> Result<&'a mut T, Error> {
+    if core::mem::size_of::<T>() > 0 {
+        skip_pad(r, proof.width())?;
+    }
+    r.flat_into(out, proof, swaps(order, proof))
+}
+
+/// Skips the padding to `align` and takes the next `size` bytes as a reader whose positions
+/// count from their first byte (see `Reader::detached_segment`), and that byte's position. For
+/// a value of [`Shape::Fixed`] shape, whose alignments inside are at most `align`, padding
+/// relative to the segment is padding relative to the origin, and it folds away.
+#[inline(always)]
+pub fn fixed_segment<'de>(
+    r: &mut Reader<'de>,
+    align: usize,
+    size: usize,
+) -> Result<(Reader<'de>, usize), Error> {
+    r.detached_segment(pad(r.position(), align), size)
 }
 
 /// Skips the padding that aligns the reader to `align`. Decoders accept any padding bytes:
