@@ -99,7 +99,10 @@ pub trait Decode<'de>: Sized {
     const MIN: usize = 0;
 
     /// What is known of the encoding at compile time: a fixed segment is read with one length
-    /// check, and only a type that may contain itself takes a depth level.
+    /// check, and only a type that may contain itself takes a depth level. A hand-written
+    /// implementation keeps the default (`Deep`) unless its encoding truly has the shape it
+    /// claims: a wrong `Fixed` decodes the wrong bytes (never unsoundly), a wrong `Shallow`
+    /// lets recursion through it escape the depth limit.
     #[doc(hidden)]
     const SHAPE: Shape = Shape::Deep;
 
