@@ -4,7 +4,9 @@
 //! - [`Error`]: one error type with field path and byte offset;
 //! - [`Writer`] / [`Reader`]: cursors with one capacity or length check per fixed segment;
 //! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
-//! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable).
+//! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable);
+//! - [`place`]: decoding values straight into their final place (no moves), with drop guards;
+//! - [`text`]: the word-wise ASCII checks that keep string decoding cheap.
 //!
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
 
@@ -13,10 +15,12 @@ mod default_arm;
 mod depth;
 pub mod error;
 pub mod flat;
+pub mod place;
 pub mod reader;
 pub mod size_class;
 
 pub mod swap;
+pub mod text;
 pub mod writer;
 
 pub use default_arm::ArmDiscriminant;

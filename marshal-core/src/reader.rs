@@ -159,6 +159,32 @@ impl<'de> Reader<'de> {
         })
     }
 
+    /// Skips `skip` bytes of any value (padding), consumes the next `n` (a fixed segment) and
+    /// returns a reader over exactly them whose positions count from their first byte, and
+    /// that byte's position in the message: one length check for both. Reads at constant
+    /// offsets fold their checks away, and so does alignment relative to the segment when its
+    /// first byte is aligned at least as much as anything inside it (CDR). An error raised
+    /// through the segment reader carries an offset relative to it: add the position
+    /// (`Error::shifted`).
+    #[inline(always)]
+    pub fn detached_segment(
+        &mut self,
+        skip: usize,
+        n: usize,
+    ) -> Result<(Reader<'de>, usize), Error> {
+        let Some(len) = skip.checked_add(n) else {
+            return Err(self.eof(n));
+        };
+        let s = self.take(len)?;
+        let seg = Reader {
+            buf: &s[skip..],
+            pos: 0,
+            base: 0,
+            depth: self.depth,
+        };
+        Ok((seg, self.position() - n))
+    }
+
     /// Checks a sequence's element count against the input before anything is allocated:
     /// each element takes at least `min_elem` bytes, so the remaining input bounds the count;
     /// elements that take no bytes are capped at [`MAX_EMPTY_ELEMS`]. Returns the capacity to
@@ -221,8 +247,10 @@ impl<'de> Reader<'de> {
     }
 
     /// Reads one flat value straight into `out` (same rules as [`Reader::flat_vec`]): a
-    /// struct's array field is filled where it lives, with no move afterwards.
-    #[inline]
+    /// struct's array field is filled where it lives, with no move afterwards. Always inlined,
+    /// so that a fixed-size value's length check folds into its segment's and its copy is a
+    /// few moves.
+    #[inline(always)]
     pub fn flat_into<'a, T>(
         &mut self,
         out: &'a mut MaybeUninit<T>,
@@ -259,7 +287,7 @@ impl<'de> Reader<'de> {
 }
 
 /// Fills `dst` from `src` (`src.len()` is `dst`'s size in bytes), swapping words if asked.
-#[inline]
+#[inline(always)]
 fn fill_flat<T>(dst: &mut [MaybeUninit<T>], src: &[u8], proof: Flat<T>, swap: bool) {
     let d = uninit_bytes_of(dst, proof);
     match (swap, proof.width()) {
@@ -298,6 +326,22 @@ mod tests {
         );
         assert!(r.finish().is_ok());
         assert!(Reader::new(&[1], 0).finish().is_err());
+    }
+
+    #[test]
+    fn detached_segments_count_from_their_first_byte() {
+        let data = [9, 9, 1, 2, 3, 4];
+        let mut r = Reader::new(&data, 100);
+        let (mut seg, at) = r.detached_segment(2, 3).unwrap();
+        assert_eq!((at, seg.position(), r.position()), (102, 0, 105));
+        assert_eq!(seg.array::<2>().unwrap(), [1, 2]);
+        let e = seg.array::<2>().unwrap_err().shifted(at);
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of input: needed 2 bytes, 1 remain at offset 104"
+        );
+        assert!(r.detached_segment(0, 2).is_err());
+        assert!(r.detached_segment(usize::MAX, 2).is_err());
     }
 
     #[test]

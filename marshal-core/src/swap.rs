@@ -154,20 +154,33 @@ where
     }
     #[cfg(target_arch = "x86_64")]
     if src.len() >= SIMD_MIN {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-            // function is that the CPU supports AVX2, which was detected at run time just above;
-            // everything else is enforced by its safe signature.
-            unsafe { x86::copy_swap_avx2::<W>(dst, src) };
-            return;
-        }
-        if std::is_x86_feature_detected!("ssse3") {
-            // SAFETY: the only precondition of calling this `#[target_feature(enable = "ssse3")]`
-            // function is that the CPU supports SSSE3, which was detected at run time just above;
-            // everything else is enforced by its safe signature.
-            unsafe { x86::copy_swap_ssse3::<W>(dst, src) };
-            return;
-        }
+        return copy_swap_vector::<W>(dst, src);
+    }
+    scalar::copy_swap::<W>(dst, src);
+}
+
+/// The vector kernel this CPU has, chosen at run time. Out of line: at a call site with a
+/// constant length (a fixed-size array), an inlined dispatch and scalar fallback would make
+/// the caller look too big to inline, while short arrays still take the inlined scalar path.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn copy_swap_vector<const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+where
+    Word: Swap<W>,
+{
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+        // function is that the CPU supports AVX2, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        unsafe { x86::copy_swap_avx2::<W>(dst, src) };
+        return;
+    }
+    if std::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "ssse3")]`
+        // function is that the CPU supports SSSE3, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        unsafe { x86::copy_swap_ssse3::<W>(dst, src) };
+        return;
     }
     scalar::copy_swap::<W>(dst, src);
 }

@@ -3,9 +3,13 @@
 //! `marshal::__private::iiop`.
 //!
 //! Shape of the output: `end` computes where a value ends from where it starts (alignment
-//! makes sizes depend on position), `encode` writes the fields in order, `decode` reads them.
-//! Structs of same-width words laid out in order (a `Rect` of four `long`s) are `FLAT`:
-//! sequences and arrays of them are one copy or one byte-swap pass. C-like enums are encoded
+//! makes sizes depend on position), `encode` writes the fields in order, and decoding is
+//! `decode_into`, each field decoded where it lives in the caller's `MaybeUninit<Self>`. The
+//! `SHAPE` of a struct is a constant expression over its fields' shapes: a struct of constant
+//! layout (`Stat`: 30 `long`s and 16 octets) is read from one segment with one length check,
+//! and only a struct that may contain itself takes a depth level. Structs of same-width words
+//! laid out in order (a `Rect` of four `long`s) are `FLAT`: they, and sequences and arrays of
+//! them, are one copy or one byte-swap pass. C-like enums are encoded
 //! as their ordinal, as CORBA requires; unions switch on `i32` (`long`) unless the enum says
 //! `#[marshal(discriminant = T)]`.
 
@@ -88,6 +92,16 @@ fn fields_min<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStrea
     quote!(0usize #(+ #mins)*)
 }
 
+/// `Shape::EMPTY.then(<T as Decode>::SHAPE)...` over some fields.
+fn fields_shape<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStream {
+    let x = x();
+    let shapes = fields.into_iter().map(|f| {
+        let ty = f.ty;
+        quote!(<#ty as #x::Decode<'de>>::SHAPE)
+    });
+    quote!(#x::Shape::EMPTY #(.then(#shapes))*)
+}
+
 fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
     let x = x();
     let places: Vec<TokenStream> = fields
@@ -108,11 +122,11 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .iter()
         .zip(&places)
         .map(|(f, p)| field_encode(f, p));
-    let decs = fields.fields.iter().map(field_decode);
-    let value = construct(quote!(Self), fields, None);
     let min = fields_min(&fields.fields);
+    let shape = fields_shape(&fields.fields);
     let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
     let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
+    let dec_into = decode_into(fields);
     (
         quote! {
             #flat_enc
@@ -131,15 +145,66 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         quote! {
             #flat_dec
             const MIN: usize = #min;
+            const SHAPE: #x::Shape = #shape;
             #[inline]
             fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
-                __r.enter()?;
-                #(#decs)*
-                __r.leave();
-                ::core::result::Result::Ok(#value)
+                #x::decode_by_place(__r, __o)
             }
+            #dec_into
         },
     )
+}
+
+/// `decode_into` for a struct (see [`crate::common::decode_into`]): a flat struct is one copy
+/// or swap pass; one of `Shape::Fixed` shape is decoded from one fixed segment (one length
+/// check, constant padding and offsets inside; errors raised there are shifted back to the
+/// message's offsets), a `Deep` one with one depth level.
+fn decode_into(fields: &Fields<'_>) -> TokenStream {
+    let x = x();
+    let field = |f: &Field<'_>| {
+        let ty = f.ty;
+        // SAFETY: see `common::decode_into`.
+        match &f.attrs.max_len {
+            Some(ml) => {
+                let n = ml.value;
+                quote_spanned!(ml.span=> unsafe { #x::decode_field_max::<#ty>(__r, __place, #n, __o) })
+            }
+            None => {
+                quote_spanned!(ty.span()=> unsafe { #x::decode_field::<#ty>(__r, __place, __o) })
+            }
+        }
+    };
+    let pro = quote! {
+        if let ::core::option::Option::Some(__proof) = <Self as #x::Decode<'de>>::FLAT {
+            return #x::decode_flat_into(__r, __out, __proof, __o);
+        }
+        let __shape = <Self as #x::Decode<'de>>::SHAPE;
+        let mut __seg;
+        let (__r, __base): (&mut #x::Reader<'de>, usize) = match __shape {
+            #x::Shape::Fixed { align: __a, size: __n } => {
+                let (__s, __b) = #x::fixed_segment(__r, __a, __n)?;
+                __seg = __s;
+                (&mut __seg, __b)
+            }
+            #x::Shape::Shallow => (__r, 0),
+            #x::Shape::Deep => {
+                __r.enter()?;
+                (__r, 0)
+            }
+        };
+    };
+    let epi = quote! {
+        if let #x::Shape::Deep = __shape {
+            __r.leave();
+        }
+    };
+    let fmt = crate::common::InPlace {
+        params: quote!(__o: #x::ByteOrder),
+        pro,
+        epi,
+        err: quote!(.map_err(|__e| __e.shifted(__base))),
+    };
+    crate::common::decode_into(&x, fields, fmt, field)
 }
 
 fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {
@@ -161,6 +226,7 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         },
         quote! {
             const MIN: usize = 4;
+            const SHAPE: #x::Shape = #x::Shape::fixed(4, 4);
             #[inline]
             fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 match #x::take_ordinal(__r, __o)? {

@@ -1,7 +1,8 @@
 //! Generation helpers that know no wire rule, shared by every format.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{Field, Fields, Style, Variant};
 
@@ -113,6 +114,74 @@ pub fn impls(
         #[automatically_derived]
         impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
             #dec_items
+        }
+    }
+}
+
+/// What a format adds to a struct's `decode_into` (see [`decode_into`]).
+pub struct InPlace {
+    /// Extra parameters after `__out` (`__o: ByteOrder`).
+    pub params: TokenStream,
+    /// Code before the fields (a fixed segment or a depth level), which may rebind `__r`.
+    pub pro: TokenStream,
+    /// Code after the fields.
+    pub epi: TokenStream,
+    /// Applied to each field's error after its name (`.map_err(..)`), or nothing.
+    pub err: TokenStream,
+}
+
+/// A struct's `decode_into`, for any format: each field decoded where it lives inside `__out`,
+/// guarded so that a failure drops the fields already decoded, then the whole value assumed
+/// initialised. `x` is the wire crate's private path; `field` gives the block that decodes a
+/// field at `__place` (a `*mut` to it) into a guard: the format's `unsafe` `decode_field`,
+/// after any `max_len` check.
+///
+/// The `// SAFETY:` argument for that call (comments do not survive `quote!`, so it is made
+/// here): `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this field's place
+/// inside it (aligned: packed types are rejected), distinct from the other fields'; `__out` is
+/// assumed initialised only after every guard is kept.
+pub fn decode_into(
+    x: &TokenStream,
+    fields: &Fields<'_>,
+    fmt: InPlace,
+    field: impl Fn(&Field<'_>) -> TokenStream,
+) -> TokenStream {
+    let InPlace {
+        params,
+        pro,
+        epi,
+        err,
+    } = fmt;
+    let guards: Vec<syn::Ident> = (0..fields.fields.len())
+        .map(|i| quote::format_ident!("__g{}", i))
+        .collect();
+    let decs = fields.fields.iter().zip(&guards).map(|(f, g)| {
+        let ty = f.ty;
+        let m = &f.member;
+        let name = in_field(&f.name);
+        let call = field(f);
+        quote_spanned! {ty.span()=>
+            let #g = {
+                let __place = __p
+                    .wrapping_add(::core::mem::offset_of!(Self, #m))
+                    .cast::<#ty>();
+                #call
+            } #name #err ?;
+        }
+    });
+    quote! {
+        #[inline]
+        fn decode_into<'__a>(
+            __r: &mut #x::Reader<'de>,
+            __out: &'__a mut ::core::mem::MaybeUninit<Self>, #params
+        ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
+            #pro
+            let __p = __out.as_mut_ptr().cast::<u8>();
+            #(#decs)*
+            #epi
+            #(#guards.keep();)*
+            // SAFETY: every field was decoded in place (its guard checked the place) and kept.
+            ::core::result::Result::Ok(unsafe { __out.assume_init_mut() })
         }
     }
 }

@@ -262,51 +262,27 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
     (enc_items, dec_items)
 }
 
-/// `decode_into` for a struct: each field decoded where it lives inside `__out`, guarded so
-/// that a failure drops the fields already decoded, then the whole value assumed initialised.
+/// `decode_into` for a struct (see [`crate::common::decode_into`]), inside one fixed-length
+/// segment when the class is `Fixed`.
 fn decode_into(fields: &Fields<'_>) -> TokenStream {
     let x = x();
-    let (pro, epi) = dec_segment();
-    let guards: Vec<syn::Ident> = (0..fields.fields.len())
-        .map(|i| quote::format_ident!("__g{}", i))
-        .collect();
-    let decs = fields.fields.iter().zip(&guards).map(|(f, g)| {
+    let field = |f: &Field<'_>| {
         let ty = f.ty;
-        let m = &f.member;
-        let name = in_field(&f.name);
         let check = f.attrs.max_len.as_ref().map(|ml| {
-            let n = ml.value;
+            let (n, name) = (ml.value, in_field(&f.name));
             quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n) #name ?;)
         });
-        quote_spanned! {ty.span()=>
-            #check
-            let #g = {
-                let __place = __p
-                    .wrapping_add(::core::mem::offset_of!(Self, #m))
-                    .cast::<#ty>();
-                // SAFETY: `__p` is `__out`, exclusively borrowed for `'__a`; `__place` is this
-                // field's place inside it (aligned: packed types are rejected), distinct from
-                // the other fields'; `__out` is assumed initialised only after every guard is
-                // kept.
-                unsafe { #x::decode_field::<#ty>(__r, __place) } #name ?
-            };
-        }
-    });
-    quote! {
-        #[inline]
-        fn decode_into<'__a>(
-            __r: &mut #x::Reader<'de>,
-            __out: &'__a mut ::core::mem::MaybeUninit<Self>,
-        ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
-            #pro
-            let __p = __out.as_mut_ptr().cast::<u8>();
-            #(#decs)*
-            #epi
-            #(#guards.keep();)*
-            // SAFETY: every field was decoded in place (its guard checked the place) and kept.
-            ::core::result::Result::Ok(unsafe { __out.assume_init_mut() })
-        }
-    }
+        // SAFETY: see `common::decode_into`.
+        quote_spanned!(ty.span()=> #check unsafe { #x::decode_field::<#ty>(__r, __place) })
+    };
+    let (pro, epi) = dec_segment();
+    let fmt = crate::common::InPlace {
+        params: TokenStream::new(),
+        pro,
+        epi,
+        err: TokenStream::new(),
+    };
+    crate::common::decode_into(&x, fields, fmt, field)
 }
 
 /// A struct whose last field is `Option<Box<Self>>`: an optional-data list (`entry *next`),

@@ -18,6 +18,33 @@ struct Mixed {
     flags: Vec<bool>,
     maybe: Option<Box<Point>>,
     fixed: [u16; 3],
+    packed: Packed,
+}
+
+/// A struct of constant layout (`Shape::Fixed`), decoded from one segment: mixed alignments,
+/// and members that can fail (a boolean, an enum ordinal) inside a nested fixed struct.
+#[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+struct Packed {
+    l: i32,
+    o: u8,
+    s: i16,
+    b: bool,
+    c: Color,
+    inner: Inner,
+    tail: u8,
+}
+
+#[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+struct Inner {
+    x: i32,
+    flag: bool,
+}
+
+#[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+enum Color {
+    Red,
+    Green,
+    Blue,
 }
 
 #[derive(Marshal, Debug, Clone, PartialEq)]
@@ -26,7 +53,7 @@ enum Small {
     #[marshal(tag = -1)]
     Neg(u8),
     #[marshal(tag = 5)]
-    Five(f64, String),
+    Five(f64, #[marshal(max_len = 6)] String),
     #[marshal(default)]
     Rest(i32, Vec<Rect>),
 }
@@ -52,8 +79,9 @@ fn mixed() -> impl Strategy<Value = Mixed> {
         vec(any::<bool>(), 0..5),
         proptest::option::of(any::<(i32, i32)>()),
         any::<[u16; 3]>(),
+        packed(),
     )
-        .prop_map(|(o, d, s, name, ll, flags, maybe, fixed)| Mixed {
+        .prop_map(|(o, d, s, name, ll, flags, maybe, fixed, packed)| Mixed {
             o,
             d,
             s,
@@ -62,7 +90,23 @@ fn mixed() -> impl Strategy<Value = Mixed> {
             flags,
             maybe: maybe.map(|(x, y)| Box::new(Point { x, y })),
             fixed,
+            packed,
         })
+}
+
+fn packed() -> impl Strategy<Value = Packed> {
+    let color = prop_oneof![Just(Color::Red), Just(Color::Green), Just(Color::Blue)];
+    (any::<(i32, u8, i16, bool, i32, bool, u8)>(), color).prop_map(
+        |((l, o, s, b, x, flag, tail), c)| Packed {
+            l,
+            o,
+            s,
+            b,
+            c,
+            inner: Inner { x, flag },
+            tail,
+        },
+    )
 }
 
 fn small() -> impl Strategy<Value = Small> {
@@ -161,4 +205,103 @@ fn deep_nesting_is_an_error() {
         .join()
         .unwrap();
     assert!(e.contains("nesting deeper than the limit"), "{e}");
+}
+
+#[test]
+fn shapes_of_derived_types() {
+    use marshal::__private::iiop::Shape;
+    use marshal::cdr::Decode;
+    fn shape<T: for<'de> Decode<'de>>() -> Shape {
+        <T as Decode<'_>>::SHAPE
+    }
+    assert_eq!(shape::<Stat>(), Shape::fixed(4, 136));
+    assert_eq!(shape::<Rect>(), Shape::fixed(4, 16));
+    assert_eq!(shape::<Inner>(), Shape::fixed(4, 5));
+    // l 0..4, o 4, s 6..8, b 8, c 12..16, inner 16..21, tail 21.
+    assert_eq!(shape::<Packed>(), Shape::fixed(4, 22));
+    assert_eq!(shape::<Color>(), Shape::fixed(4, 4));
+    assert_eq!(shape::<(u8, Packed)>(), Shape::Shallow);
+    assert_eq!(shape::<DirEntry>(), Shape::Shallow);
+    assert_eq!(shape::<Mixed>(), Shape::Deep);
+    assert_eq!(shape::<Tree>(), Shape::Deep);
+}
+
+#[test]
+fn errors_inside_a_fixed_segment_have_message_offsets() {
+    let v = (
+        9u8,
+        Packed {
+            l: -1,
+            o: 2,
+            s: 3,
+            b: true,
+            c: Color::Blue,
+            inner: Inner { x: 4, flag: false },
+            tail: 5,
+        },
+    );
+    for o in [ByteOrder::Big, ByteOrder::Little] {
+        let mut b = to_vec(&v, o).unwrap();
+        // Padding bytes of any value are accepted (omniORB leaves them stale).
+        b[1..4].copy_from_slice(&[0xee; 3]);
+        b[9] = 0xee;
+        b[13..16].copy_from_slice(&[0xee; 3]);
+        assert_eq!(from_slice::<(u8, Packed)>(&b, o).unwrap(), v);
+        // The packed struct starts at 4: `c` at 16, `inner.flag` at 24, `tail` at 25.
+        let mut bad = b.clone();
+        bad[if o == ByteOrder::Big { 19 } else { 16 }] = 7;
+        let e = from_slice::<(u8, Packed)>(&bad, o).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "[1].c: unknown discriminant 7 for Color at offset 16"
+        );
+        let mut bad = b.clone();
+        bad[24] = 2;
+        let e = from_slice::<(u8, Packed)>(&bad, o).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "[1].inner.flag: invalid boolean 2 (expected 0 or 1) at offset 24"
+        );
+        let e = from_slice::<(u8, Packed)>(&b[..25], o).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "[1]: unexpected end of input: needed 25 bytes, 24 remain at offset 1"
+        );
+    }
+}
+
+/// `max_len` on a sequence (checked by peeking at its length) and on a string (checked as the
+/// string's length is read), in a struct and in a union arm.
+#[derive(Marshal, Debug, PartialEq)]
+struct Bounded {
+    #[marshal(max_len = 2)]
+    ids: Vec<u16>,
+    #[marshal(max_len = 3)]
+    name: String,
+}
+
+#[test]
+fn max_len_is_checked_before_anything_is_read() {
+    for o in [ByteOrder::Big, ByteOrder::Little] {
+        let ok = Bounded {
+            ids: vec![1, 2],
+            name: "abc".into(),
+        };
+        let b = to_vec(&ok, o).unwrap();
+        assert_eq!(from_slice::<Bounded>(&b, o).unwrap(), ok);
+        // Encoded without the bounds: 3 ids, then a name of 4 at offset 12 (its length).
+        let b = to_vec(&(vec![1u16, 2, 3], "abcd"), o).unwrap();
+        let e = from_slice::<Bounded>(&b, o).unwrap_err();
+        assert_eq!(e.to_string(), "ids: length 3 exceeds max_len 2 at offset 0");
+        let b = to_vec(&(vec![1u16, 2], "abcd"), o).unwrap();
+        let e = from_slice::<Bounded>(&b, o).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "name: length 4 exceeds max_len 3 at offset 8"
+        );
+        // A union arm: discriminant 5 (short), double at 8, string length at 16.
+        let b = to_vec(&(5i16, 1.5f64, "seven!!"), o).unwrap();
+        let e = from_slice::<Small>(&b, o).unwrap_err();
+        assert_eq!(e.to_string(), "1: length 7 exceeds max_len 6 at offset 16");
+    }
 }

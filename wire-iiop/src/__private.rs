@@ -3,9 +3,10 @@
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
 pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
 
-pub use crate::{ByteOrder, Decode, Encode};
+pub use marshal_core::place::FieldGuard;
 
-use crate::traits::skip_pad;
+pub use crate::traits::{decode_by_place, decode_flat_into, fixed_segment};
+pub use crate::{ByteOrder, Decode, Encode, Shape};
 
 /// Types a `max_len` attribute applies to: strings (`string<N>`: `N` characters, the NUL not
 /// counted) and sequences (`sequence<T, N>`).
@@ -89,20 +90,43 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     max: usize,
     order: ByteOrder,
 ) -> Result<T, Error> {
-    skip_pad(r, 4)?;
-    let b = r.peek_array::<4>()?;
-    let wire = match order {
-        ByteOrder::Big => u32::from_be_bytes(b),
-        ByteOrder::Little => u32::from_le_bytes(b),
-    } as usize;
-    let len = if T::NUL { wire.saturating_sub(1) } else { wire };
-    if len > max {
-        return Err(r.error(ErrorKind::LengthTooLarge {
-            len: len as u64,
-            max: max as u64,
-        }));
+    marshal_core::place::by_place(r, move |r, out| {
+        T::decode_max_into(r, out, max, T::NUL, order)
+    })
+}
+
+/// Decodes field `T` in place at `place` (see [`Decode::decode_into`] and
+/// [`marshal_core::place::field`]).
+///
+/// # Safety
+/// As for [`marshal_core::place::field`].
+#[inline(always)]
+pub unsafe fn decode_field<'a, 'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    place: *mut T,
+    order: ByteOrder,
+) -> Result<FieldGuard<'a, T>, Error> {
+    // SAFETY: the caller upholds `place::field`'s contract (this function's own).
+    unsafe { marshal_core::place::field(r, place, move |r, out| T::decode_into(r, out, order)) }
+}
+
+/// Decodes `max_len` field `T` in place at `place` (see [`decode_field`] and [`decode_max`]).
+///
+/// # Safety
+/// As for [`marshal_core::place::field`].
+#[inline(always)]
+pub unsafe fn decode_field_max<'a, 'de, T: Decode<'de> + VarLen>(
+    r: &mut Reader<'de>,
+    place: *mut T,
+    max: usize,
+    order: ByteOrder,
+) -> Result<FieldGuard<'a, T>, Error> {
+    // SAFETY: the caller upholds `place::field`'s contract (this function's own).
+    unsafe {
+        marshal_core::place::field(r, place, move |r, out| {
+            T::decode_max_into(r, out, max, T::NUL, order)
+        })
     }
-    T::decode(r, order)
 }
 
 /// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.

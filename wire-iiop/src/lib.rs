@@ -28,6 +28,7 @@ pub mod giop;
 mod order;
 mod prim;
 mod sequence;
+mod shape;
 mod string;
 mod traits;
 mod tuple;
@@ -38,6 +39,7 @@ pub mod __private;
 pub use entry::{encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec};
 pub use marshal_core::{Error, ErrorKind, Reader, Writer};
 pub use order::ByteOrder;
+pub use shape::Shape;
 pub use traits::{Decode, Encode};
 
 /// Bytes of padding that align position `pos` to `align` (a power of two).

@@ -11,7 +11,7 @@ use core::marker::PhantomData;
 
 use marshal_core::{Error, ErrorKind, Flat, Reader, Writer};
 
-use crate::{pad, ByteOrder, Decode, Encode};
+use crate::{pad, ByteOrder, Decode, Encode, Shape};
 
 /// Numbers whose memory image is their CDR encoding in the host byte order.
 macro_rules! number {
@@ -33,6 +33,7 @@ macro_rules! number {
         impl<'de> Decode<'de> for $t {
             const FLAT: Option<Flat<Self>> = Some(Flat::<$t>::PRIMITIVE);
             const MIN: usize = $n;
+            const SHAPE: Shape = Shape::fixed($n, $n);
             #[inline(always)]
             fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
                 let b = r.padded_array::<$n>(pad(r.position(), $n))?;
@@ -65,6 +66,7 @@ impl Encode for bool {
 
 impl<'de> Decode<'de> for bool {
     const MIN: usize = 1;
+    const SHAPE: Shape = Shape::fixed(1, 1);
     #[inline(always)]
     fn decode(r: &mut Reader<'de>, _order: ByteOrder) -> Result<Self, Error> {
         match r.array::<1>()? {
@@ -89,6 +91,7 @@ macro_rules! empty {
             }
         }
         impl<'de $(, $p: ?Sized)?> Decode<'de> for $t {
+            const SHAPE: Shape = Shape::EMPTY;
             #[inline(always)]
             fn decode(_r: &mut Reader<'de>, _order: ByteOrder) -> Result<Self, Error> {
                 Ok(Default::default())

@@ -3,10 +3,13 @@
 //! sequences and arrays of other primitives and of flat structs are one alignment step, then
 //! one copy in the host's byte order or one byte-swap pass in the other.
 
+use core::mem::MaybeUninit;
+
 use marshal_core::{Error, Flat, Reader, Writer};
 
 use crate::string::{put_len, take_len};
-use crate::{ByteOrder, Decode, Encode};
+use crate::traits::decode_flat_into;
+use crate::{ByteOrder, Decode, Encode, Shape};
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
     const FLAT: Option<Flat<Self>> = match T::FLAT {
@@ -32,9 +35,24 @@ impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
         None => None,
     };
     const MIN: usize = T::MIN * N;
+    const SHAPE: Shape = T::SHAPE.repeat(N);
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         T::decode_array::<N>(r, order)
+    }
+    // Always inlined: a fixed-size array in a fixed segment then has no length check of its
+    // own, and its copy is a few moves.
+    #[inline(always)]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        match Self::FLAT {
+            // One copy or swap pass straight into the destination.
+            Some(proof) => decode_flat_into(r, out, proof, order),
+            None => Ok(out.write(Self::decode(r, order)?)),
+        }
     }
 }
 
@@ -74,6 +92,7 @@ impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
 /// `sequence<octet>` borrowed from the input.
 impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     const MIN: usize = 4;
+    const SHAPE: Shape = Shape::Shallow;
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         let n = take_len(r, order)?;
@@ -95,6 +114,7 @@ impl Encode for bytes::Bytes {
 
 impl<'de> Decode<'de> for bytes::Bytes {
     const MIN: usize = 4;
+    const SHAPE: Shape = Shape::Shallow;
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         <&[u8]>::decode(r, order).map(bytes::Bytes::copy_from_slice)

@@ -2,10 +2,12 @@
 //! the bytes, then the NUL. Rust strings are UTF-8, checked on decode; a NUL inside a string
 //! cannot be carried and is an error both ways.
 
-use marshal_core::{Error, ErrorKind, Reader, Writer};
+use core::mem::MaybeUninit;
 
-use crate::traits::skip_pad;
-use crate::{pad, ByteOrder, Decode, Encode};
+use marshal_core::{text, Error, ErrorKind, Reader, Writer};
+
+use crate::traits::too_long;
+use crate::{pad, ByteOrder, Decode, Encode, Shape};
 
 /// The `unsigned long` length prefix of a string or sequence.
 #[inline(always)]
@@ -37,39 +39,31 @@ pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<
     w.put([0])
 }
 
-/// Reads a string's bytes (without the NUL), borrowed from the input.
-#[inline]
-pub(crate) fn take_str_bytes<'de>(
+/// Reads a string, borrowed from the input: its length (aligned), then that many bytes of
+/// which the last is the NUL, no other is NUL, and the rest is UTF-8 (checked in one
+/// word-wise pass for the usual ASCII strings). A length above `max` (the NUL not counted) is
+/// an error raised before the bytes are looked at.
+#[inline(always)]
+pub(crate) fn take_str<'de>(
     r: &mut Reader<'de>,
     order: ByteOrder,
-) -> Result<&'de [u8], Error> {
-    skip_pad(r, 4)?;
-    let start = r.position();
+    max: usize,
+) -> Result<&'de str, Error> {
     let n = take_len(r, order)?;
+    let body = r.position();
+    if n.saturating_sub(1) > max {
+        return Err(too_long(body - 4, n - 1, max));
+    }
     if n > r.remaining() {
         return Err(r.error(ErrorKind::LengthExceedsInput {
             len: n as u64,
             remaining: r.remaining(),
         }));
     }
-    let data = r.take(n)?;
-    match data.split_last() {
-        Some((0, body)) => {
-            if body.contains(&0) {
-                return Err(Error::new(ErrorKind::InteriorNul, start + 4));
-            }
-            Ok(body)
-        }
-        _ => Err(Error::new(ErrorKind::UnterminatedString, start)),
+    match r.take(n)?.split_last() {
+        Some((0, s)) => text::to_str_without_nul(s).map_err(|k| Error::new(k, body)),
+        _ => Err(Error::new(ErrorKind::UnterminatedString, body - 4)),
     }
-}
-
-/// Reads a string, borrowed and checked to be UTF-8.
-#[inline]
-pub(crate) fn take_str<'de>(r: &mut Reader<'de>, order: ByteOrder) -> Result<&'de str, Error> {
-    let at = r.position();
-    let b = take_str_bytes(r, order)?;
-    core::str::from_utf8(b).map_err(|_| Error::new(ErrorKind::InvalidUtf8, at + pad(at, 4) + 4))
 }
 
 impl Encode for str {
@@ -94,21 +88,31 @@ impl Encode for String {
     }
 }
 
-impl<'de> Decode<'de> for String {
-    const MIN: usize = 5;
-    #[inline]
-    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        take_str(r, order).map(String::from)
-    }
+/// `Decode` for a string type (with the impl's generics in brackets) made from the borrowed
+/// `&str` by `$from`.
+macro_rules! string {
+    ($([$($g:tt)*] $t:ty => $from:expr),*) => {$(
+        impl<$($g)*> Decode<'de> for $t {
+            const MIN: usize = 5;
+            const SHAPE: Shape = Shape::Shallow;
+            #[inline]
+            fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+                take_str(r, order, usize::MAX).map($from)
+            }
+            #[inline]
+            fn decode_max_into<'o>(
+                r: &mut Reader<'de>,
+                out: &'o mut MaybeUninit<Self>,
+                max: usize,
+                _nul: bool,
+                order: ByteOrder,
+            ) -> Result<&'o mut Self, Error> {
+                Ok(out.write($from(take_str(r, order, max)?)))
+            }
+        }
+    )*};
 }
-
-impl<'de: 'a, 'a> Decode<'de> for &'a str {
-    const MIN: usize = 5;
-    #[inline]
-    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        take_str(r, order)
-    }
-}
+string!(['de] String => String::from, ['de: 'a, 'a] &'a str => core::convert::identity);
 
 #[cfg(test)]
 mod tests {
@@ -137,6 +141,24 @@ mod tests {
         assert_eq!(e.to_string(), "string contains a NUL byte at offset 4");
         let e = from_slice::<String>(&[0, 0, 0, 2, 0xff, 0], ByteOrder::Big).unwrap_err();
         assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        // Strings of 16 bytes or more take the word-wise path.
+        let mut long = vec![0, 0, 0, 21];
+        long.extend_from_slice(b"twenty bytes of text\0");
+        assert_eq!(
+            from_slice::<String>(&long, ByteOrder::Big).unwrap(),
+            "twenty bytes of text"
+        );
+        long[20] = 0;
+        let e = from_slice::<String>(&long, ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string contains a NUL byte at offset 4");
+        long[20] = 0xc3;
+        let e = from_slice::<String>(&long, ByteOrder::Big).unwrap_err();
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at offset 4");
+        long[21] = 0xa9;
+        assert_eq!(
+            from_slice::<String>(&long, ByteOrder::Big).unwrap(),
+            "twenty bytes of \u{e9}xt"
+        );
         let e = to_vec(&"a\0b", ByteOrder::Big).unwrap_err();
         assert_eq!(e.to_string(), "string contains a NUL byte at offset 0");
         let e = from_slice::<String>(&[0xff, 0xff, 0xff, 0xf0, 0, 0], ByteOrder::Big).unwrap_err();

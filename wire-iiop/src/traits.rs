@@ -1,8 +1,10 @@
 //! The two traits the derive implements.
 
-use marshal_core::{Error, Flat, Reader, Writer};
+use core::mem::MaybeUninit;
 
-use crate::{pad, ByteOrder};
+use marshal_core::{place, Error, ErrorKind, Flat, Reader, Writer};
+
+use crate::{pad, ByteOrder, Shape};
 
 /// Types with a CDR encoding.
 ///
@@ -64,7 +66,7 @@ pub trait Encode {
                 return Ok(());
             }
             w.put_zeros(pad(w.position(), proof.width()))?;
-            return w.put_flat(items, proof, order.swaps() && proof.width() > 1);
+            return w.put_flat(items, proof, swaps(order, proof));
         }
         for (i, it) in items.iter().enumerate() {
             it.encode(w, order).map_err(|e| e.at_index(i))?;
@@ -96,8 +98,46 @@ pub trait Decode<'de>: Sized {
     #[doc(hidden)]
     const MIN: usize = 0;
 
+    /// What is known of the encoding at compile time: a fixed segment is read with one length
+    /// check, and only a type that may contain itself takes a depth level. A hand-written
+    /// implementation keeps the default (`Deep`) unless its encoding truly has the shape it
+    /// claims: a wrong `Fixed` decodes the wrong bytes (never unsoundly), a wrong `Shallow`
+    /// lets recursion through it escape the depth limit.
+    #[doc(hidden)]
+    const SHAPE: Shape = Shape::Deep;
+
     /// Reads one value (the reader's position is relative to the origin).
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error>;
+
+    /// Reads one value straight into `out` (the derive builds structs field by field in their
+    /// final place, so no value is moved). Returns `out` itself, initialised: callers that
+    /// rely on that check the returned address (see [`place::fill`]), which a safe
+    /// implementation can only produce by initialising `out`.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        Ok(out.write(Self::decode(r, order)?))
+    }
+
+    /// Reads a `max_len` value into `out` (see [`Decode::decode_into`]): a length above `max`
+    /// (not counting a string's NUL, when `nul`) is an error raised before anything is read
+    /// or allocated. Strings override this to read their length once.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_max_into<'a>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        max: usize,
+        nul: bool,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        check_len(r, max, nul, order)?;
+        Self::decode_into(r, out, order)
+    }
 
     /// Reads `n` sequence elements (after their length). Never allocates more than the
     /// remaining input can fill.
@@ -109,14 +149,11 @@ pub trait Decode<'de>: Sized {
                 return Ok(Vec::new());
             }
             skip_pad(r, proof.width())?;
-            return r.flat_vec(n, proof, order.swaps() && proof.width() > 1);
+            return r.flat_vec(n, proof, swaps(order, proof));
         }
-        let cap = r.check_count(n, Self::MIN)?;
-        let mut v = Vec::with_capacity(cap);
-        for i in 0..n {
-            v.push(Self::decode(r, order).map_err(|e| e.at_index(i))?);
-        }
-        Ok(v)
+        let n = r.check_count(n, Self::MIN)?;
+        // Each element is decoded in the vector's spare capacity: no moves.
+        place::fill_vec(r, n, move |r, out| Self::decode_into(r, out, order))
     }
 
     /// Reads a fixed-length array.
@@ -130,10 +167,73 @@ pub trait Decode<'de>: Sized {
             if N > 0 {
                 skip_pad(r, proof.width())?;
             }
-            return r.flat_array(proof, order.swaps() && proof.width() > 1);
+            return r.flat_array(proof, swaps(order, proof));
         }
         marshal_core::array::try_from_fn(|i| Self::decode(r, order).map_err(|e| e.at_index(i)))
     }
+}
+
+/// Checks the length of a `max_len` value against `max` without consuming it: skips the
+/// padding before the length (which the value's decoder would skip) and reads it in place.
+/// `nul`: the wire length counts a string's terminating NUL, which `max` does not.
+#[inline]
+pub(crate) fn check_len(
+    r: &mut Reader<'_>,
+    max: usize,
+    nul: bool,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    skip_pad(r, 4)?;
+    let b = r.peek_array::<4>()?;
+    let wire = match order {
+        ByteOrder::Big => u32::from_be_bytes(b),
+        ByteOrder::Little => u32::from_le_bytes(b),
+    } as usize;
+    let len = if nul { wire.saturating_sub(1) } else { wire };
+    if len > max {
+        return Err(too_long(r.position(), len, max));
+    }
+    Ok(())
+}
+
+/// The error for a `max_len` value whose length (at `at`) is `len`.
+#[cold]
+pub(crate) fn too_long(at: usize, len: usize, max: usize) -> Error {
+    Error::new(
+        ErrorKind::LengthTooLarge {
+            len: len as u64,
+            max: max as u64,
+        },
+        at,
+    )
+}
+
+/// Reads one flat value (after the padding to its word width, unless it has no bytes)
+/// straight into `out`: one copy, or one byte-swap pass in the other byte order.
+#[inline(always)]
+pub fn decode_flat_into<'a, T>(
+    r: &mut Reader<'_>,
+    out: &'a mut MaybeUninit<T>,
+    proof: Flat<T>,
+    order: ByteOrder,
+) -> Result<&'a mut T, Error> {
+    if core::mem::size_of::<T>() > 0 {
+        skip_pad(r, proof.width())?;
+    }
+    r.flat_into(out, proof, swaps(order, proof))
+}
+
+/// Skips the padding to `align` and takes the next `size` bytes as a reader whose positions
+/// count from their first byte (see `Reader::detached_segment`), and that byte's position. For
+/// a value of [`Shape::Fixed`] shape, whose alignments inside are at most `align`, padding
+/// relative to the segment is padding relative to the origin, and it folds away.
+#[inline(always)]
+pub fn fixed_segment<'de>(
+    r: &mut Reader<'de>,
+    align: usize,
+    size: usize,
+) -> Result<(Reader<'de>, usize), Error> {
+    r.detached_segment(pad(r.position(), align), size)
 }
 
 /// Skips the padding that aligns the reader to `align`. Decoders accept any padding bytes:
@@ -142,4 +242,20 @@ pub trait Decode<'de>: Sized {
 pub(crate) fn skip_pad(r: &mut Reader<'_>, align: usize) -> Result<(), Error> {
     let n = pad(r.position(), align);
     r.take(n).map(|_| ())
+}
+
+/// Whether flat words in `order` are byte-swapped on the way in or out (octets never are).
+#[inline(always)]
+pub(crate) fn swaps<T>(order: ByteOrder, proof: Flat<T>) -> bool {
+    order.swaps() && proof.width() > 1
+}
+
+/// [`Decode::decode`] through [`Decode::decode_into`]: what derived structs use, so there is
+/// one body for both.
+#[inline(always)]
+pub fn decode_by_place<'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    order: ByteOrder,
+) -> Result<T, Error> {
+    place::by_place(r, move |r, out| T::decode_into(r, out, order))
 }

@@ -3,7 +3,7 @@
 
 use marshal_core::{Error, Reader, Writer};
 
-use crate::{ByteOrder, Decode, Encode};
+use crate::{ByteOrder, Decode, Encode, Shape};
 
 macro_rules! tuple {
     ($($name:ident $idx:tt),+) => {
@@ -21,6 +21,7 @@ macro_rules! tuple {
         }
         impl<'de, $($name: Decode<'de>),+> Decode<'de> for ($($name,)+) {
             const MIN: usize = 0 $(+ $name::MIN)+;
+            const SHAPE: Shape = Shape::EMPTY $(.then($name::SHAPE))+;
             #[inline]
             fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
                 Ok(($($name::decode(r, order).map_err(|e| e.at_index($idx))?,)+))

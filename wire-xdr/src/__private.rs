@@ -5,6 +5,8 @@ pub use marshal_core::{
     descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, Writer,
 };
 
+pub use marshal_core::place::FieldGuard;
+
 pub use crate::traits::decode_by_place;
 pub use crate::{Decode, Encode};
 
@@ -109,49 +111,18 @@ pub fn check_max<T: VarLen + ?Sized>(r: &Reader<'_>, max: usize) -> Result<(), E
     Ok(())
 }
 
-/// A field decoded in place inside a struct under construction: dropped again if a later
-/// field fails (so nothing leaks), unless [`FieldGuard::keep`] hands it to the struct.
-#[derive(Debug)]
-pub struct FieldGuard<'a, T>(&'a mut T);
-
-impl<T> FieldGuard<'_, T> {
-    /// The field now belongs to the struct being built.
-    #[inline(always)]
-    pub fn keep(self) {
-        core::mem::forget(self);
-    }
-}
-
-impl<T> Drop for FieldGuard<'_, T> {
-    #[inline]
-    fn drop(&mut self) {
-        // SAFETY: the guard was made by `decode_field`, whose caller promised that nothing else
-        // drops or reads the field while the guard lives: this is the only drop of a value
-        // `decode_into` initialised; afterwards the place is treated as uninitialised again
-        // (the enclosing `MaybeUninit` is never assumed initialised on this path).
-        unsafe { core::ptr::drop_in_place(self.0) }
-    }
-}
-
-/// Decodes field `T` in place at `place` (see [`Decode::decode_into`]).
+/// Decodes field `T` in place at `place` (see [`Decode::decode_into`] and
+/// [`marshal_core::place::field`]).
 ///
 /// # Safety
-/// `place` must be valid for writes of a `T`, aligned, and lie inside a `MaybeUninit` that is
-/// exclusively borrowed for `'a` by the caller; nothing may read it or drop its contents
-/// while the returned guard lives, and the enclosing value may be assumed initialised only
-/// after every one of its fields' guards was kept.
+/// As for [`marshal_core::place::field`].
 #[inline(always)]
 pub unsafe fn decode_field<'a, 'de, T: Decode<'de>>(
     r: &mut Reader<'de>,
     place: *mut T,
 ) -> Result<FieldGuard<'a, T>, Error> {
-    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the caller guarantees `place` is valid,
-    // aligned and exclusively ours for `'a`.
-    let slot = unsafe { &mut *place.cast::<core::mem::MaybeUninit<T>>() };
-    crate::traits::decode_in_place(r, slot)?;
-    // SAFETY: `decode_in_place` returned `Ok`: the place holds an initialised `T`, and we own
-    // it exclusively for `'a` (caller's promise).
-    Ok(FieldGuard(unsafe { &mut *place }))
+    // SAFETY: the caller upholds `place::field`'s contract (this function's own).
+    unsafe { marshal_core::place::field(r, place, T::decode_into) }
 }
 
 /// Appends a union discriminant or enum value.

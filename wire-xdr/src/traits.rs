@@ -2,7 +2,7 @@
 
 use core::mem::MaybeUninit;
 
-use marshal_core::{Error, ErrorKind, Flat, Reader, SizeClass, Writer};
+use marshal_core::{place, Error, Flat, Reader, SizeClass, Writer};
 
 use crate::SWAP;
 
@@ -108,7 +108,7 @@ pub trait Decode<'de>: Sized {
 
     /// Reads one value straight into `out` (the derive builds structs field by field in their
     /// final place, so no value is moved). Returns `out` itself, initialised: callers that
-    /// rely on that check the returned address (see [`decode_in_place`]), which a safe
+    /// rely on that check the returned address (see [`place::fill`]), which a safe
     /// implementation can only produce by initialising `out`.
     #[doc(hidden)]
     #[inline]
@@ -133,24 +133,9 @@ pub trait Decode<'de>: Sized {
             SizeClass::Fixed(k) => k,
             _ => 4,
         };
-        let cap = r.check_count(n, min)?;
-        let mut v = Vec::with_capacity(cap);
-        let each = |r: &mut Reader<'de>| {
-            if core::mem::size_of::<Self>() == 0 {
-                for i in 0..n {
-                    v.push(Self::decode(r).map_err(|e| e.at_index(i))?);
-                }
-                return Ok(v);
-            }
-            // Each element is decoded in the vector's spare capacity: no moves.
-            for i in 0..n {
-                decode_in_place(r, &mut v.spare_capacity_mut()[0]).map_err(|e| e.at_index(i))?;
-                // SAFETY: `decode_in_place` returned `Ok`, so it initialised the first spare
-                // slot, which is at index `len`, within capacity (`cap >= n > i`).
-                unsafe { v.set_len(i + 1) };
-            }
-            Ok(v)
-        };
+        let n = r.check_count(n, min)?;
+        // Each element is decoded in the vector's spare capacity: no moves.
+        let each = |r: &mut Reader<'de>| place::fill_vec(r, n, Self::decode_into);
         match Self::SIZE {
             // One length check for the whole array of fixed-size elements.
             SizeClass::Fixed(k) => r.chunk(k * n, each),
@@ -169,33 +154,9 @@ pub trait Decode<'de>: Sized {
     }
 }
 
-/// Decodes `T` into `slot` with [`Decode::decode_into`] and confirms that what it returned is
-/// `slot` itself. On `Ok`, `slot` is initialised; on `Err` it holds no value that needs
-/// dropping.
-#[inline(always)]
-pub fn decode_in_place<'de, T: Decode<'de>>(
-    r: &mut Reader<'de>,
-    slot: &mut MaybeUninit<T>,
-) -> Result<(), Error> {
-    let place: *mut T = slot.as_mut_ptr();
-    let got: *mut T = T::decode_into(r, slot)?;
-    // A safe `decode_into` can only return a reference into `slot` by writing it (`write`);
-    // any other reference (e.g. a leaked one) is refused, and its value is not dropped here.
-    if core::ptr::eq(got, place) {
-        Ok(())
-    } else {
-        Err(r.error(ErrorKind::Custom(
-            "decode_into returned another place".into(),
-        )))
-    }
-}
-
 /// [`Decode::decode`] through [`Decode::decode_into`]: what derived structs use, so there is
 /// one body for both.
 #[inline(always)]
 pub fn decode_by_place<'de, T: Decode<'de>>(r: &mut Reader<'de>) -> Result<T, Error> {
-    let mut slot = MaybeUninit::uninit();
-    decode_in_place(r, &mut slot)?;
-    // SAFETY: `decode_in_place` returned `Ok`: `slot` is initialised.
-    Ok(unsafe { slot.assume_init() })
+    place::by_place(r, T::decode_into)
 }
