@@ -66,6 +66,27 @@ pub(crate) fn take_str<'de>(
     }
 }
 
+/// Reads a string's bytes (without the NUL), borrowed, with no UTF-8 check: for names a
+/// server matches as bytes (GIOP operation names).
+pub(crate) fn take_str_bytes<'de>(
+    r: &mut Reader<'de>,
+    order: ByteOrder,
+) -> Result<&'de [u8], Error> {
+    let n = take_len(r, order)?;
+    let body = r.position();
+    if n > r.remaining() {
+        return Err(r.error(ErrorKind::LengthExceedsInput {
+            len: n as u64,
+            remaining: r.remaining(),
+        }));
+    }
+    match r.take(n)?.split_last() {
+        Some((0, s)) if !s.contains(&0) => Ok(s),
+        Some((0, _)) => Err(Error::new(ErrorKind::InteriorNul, body)),
+        _ => Err(Error::new(ErrorKind::UnterminatedString, body - 4)),
+    }
+}
+
 impl Encode for str {
     #[inline]
     fn end(&self, pos: usize, _depth: u32) -> Result<usize, Error> {

@@ -24,7 +24,8 @@ const MAX_FORWARDS: usize = 8;
 /// `CloseConnection` (which promises that unanswered requests were not processed).
 ///
 /// ```no_run
-/// use marshal::giop::{Client, Ior};
+/// use transports::giop::Client;
+/// use wire_iiop::giop::Ior;
 /// let ior = Ior::parse("corbaloc::127.0.0.1:2809/Bench")?;
 /// let mut client = Client::connect(&ior)?;
 /// let echoed: Vec<i32> = client.invoke::<Vec<i32>, Vec<i32>>("echo_ints", &vec![1, 2, 3])?;

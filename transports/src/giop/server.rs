@@ -22,10 +22,10 @@ use super::connection::{split, RecvError, Rx, SendError, Tx};
 /// An object's implementation: answers the calls made on it.
 ///
 /// ```
-/// use marshal::giop::{Call, Servant};
+/// use transports::giop::{Call, Servant};
 /// struct Adder;
 /// impl Servant for Adder {
-///     fn invoke(&self, call: &mut Call<'_>) -> Result<(), marshal::Error> {
+///     fn invoke(&self, call: &mut Call<'_>) -> Result<(), marshal_core::Error> {
 ///         match call.operation() {
 ///             b"add" => {
 ///                 let (a, b): (i32, i32) = call.args()?;
@@ -175,7 +175,7 @@ type Objects = HashMap<Vec<u8>, Arc<dyn Servant>>;
 /// A GIOP server that owns objects by key.
 ///
 /// ```no_run
-/// use marshal::giop::{Call, Server};
+/// use transports::giop::{Call, Server};
 /// let mut server = Server::bind("127.0.0.1:0")?;
 /// server.add("Echo", |call: &mut Call<'_>| {
 ///     let v: Vec<u8> = call.args()?;

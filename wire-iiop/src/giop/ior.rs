@@ -1501,7 +1501,7 @@ mod tests {
             ("corbaname::h#x", "unknown object reference scheme \"corbaname\" (expected IOR: or corbaloc:) at offset 0"),
             ("http://x", "unknown object reference scheme \"http\" (expected IOR: or corbaloc:) at offset 0"),
             ("IOR:02", "invalid byte-order flag 2 (expected 0 or 1) at offset 0"),
-            ("IOR:00", "type_id: unexpected end of input: needed 3 bytes, 0 remain at offset 1"),
+            ("IOR:00", "type_id: unexpected end of input: needed 7 bytes, 0 remain at offset 1"),
             // Huge profile count: refused before allocating.
             ("IOR:0000000000000001000000000fffffff", "profiles: length 268435455 exceeds the 0 bytes that remain at offset 16"),
             ("IOR:00000000000000010000000000000000ff", "1 trailing bytes after the value at offset 16"),
