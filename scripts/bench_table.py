@@ -50,6 +50,9 @@ for op in ["encode", "decode"]:
                     cells.append("–")
                 elif i == "memcpy":
                     cells.append(f"{v:.1f} (marshal {m / v:.2f}×)")
+                elif i.startswith("marshal-borrowed"):
+                    o = vals.get("omniorb-" + i.split("-")[2])
+                    cells.append(f"{v:.2f} ({v / o:.1f}× omniORB)" if o else f"{v:.2f}")
                 elif i.startswith("marshal"):
                     cells.append(f"{v:.2f}")
                 else:
@@ -66,6 +69,8 @@ for op in ["encode", "decode"]:
         if not os.path.isdir(os.path.join(root, group)):
             continue
         cols = ["memcpy", "marshal-le", "omniorb-le", "marshal-be", "omniorb-be"]
+        if os.path.isdir(os.path.join(root, group, "marshal-borrowed-le")):
+            cols += ["marshal-borrowed-le", "marshal-borrowed-be"]
         print(f"\n**cdr/{op}/{wl}** — median GB/s; in brackets marshal's speed-up over omniORB "
               "in the same byte order (memcpy: marshal-le's fraction of it)")
         print("| size | " + " | ".join(cols) + " |")
@@ -81,9 +86,35 @@ for op in ["encode", "decode"]:
                     cells.append("–")
                 elif i == "memcpy":
                     cells.append(f"{v:.1f} (marshal {vals['marshal-le'] / v:.2f}×)")
+                elif i.startswith("marshal-borrowed"):
+                    o = vals.get("omniorb-" + i.split("-")[2])
+                    cells.append(f"{v:.2f} ({v / o:.1f}× omniORB)" if o else f"{v:.2f}")
                 elif i.startswith("marshal"):
                     cells.append(f"{v:.2f}")
                 else:
                     m = vals["marshal-" + i.split("-")[1]]
                     cells.append(f"{v:.2f} ({m / v:.1f}×)")
             print(f"| {size} | " + " | ".join(cells) + " |")
+
+for payload in ["octets", "ints"]:
+    group = f"giop_roundtrip_{payload}"
+    if not os.path.isdir(os.path.join(root, group)):
+        continue
+    impls = ["rust-rust", "omniorb-omniorb", "rust-omniorb"]
+    print(f"\n**giop/roundtrip/{payload}** — median µs per call (payload MB/s); in brackets rust-rust's speed-up over each")
+    print("| size | " + " | ".join(impls) + " |")
+    print("|---|" + "---|" * len(impls))
+    for size in ["64B", "64KiB", "1MiB"]:
+        cells = []
+        base = load(group, "rust-rust", size)
+        for impl in impls:
+            r = load(group, impl, size)
+            if r is None:
+                cells.append("–")
+                continue
+            us = json.load(open(os.path.join(root, group, impl, size, "new", "estimates.json")))["median"]["point_estimate"] / 1000
+            cell = f"{us:.1f} ({r * 1000:.0f} MB/s)"
+            if impl != "rust-rust" and base:
+                cell += f" ({base / r:.2f}×)"
+            cells.append(cell)
+        print(f"| {size} | " + " | ".join(cells) + " |")

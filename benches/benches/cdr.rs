@@ -3,6 +3,7 @@
 //! bound) and omniORB 4.2's generated marshaling (into a reused `cdrMemoryStream`) and
 //! unmarshaling (into a fresh sequence, then freed), linked through `cc`. Groups are
 //! `cdr/<op>/<workload>`; ids end in `-le` (this machine's order: copies) or `-be` (swaps);
+//! `marshal-borrowed-*` decodes directory entries whose names borrow from the message;
 //! throughput is the encoded size.
 //!
 //! Run: `cargo bench -p marshal-benches --bench cdr`, then `python3 scripts/bench_table.py`.
@@ -13,7 +14,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use marshal::cdr::{encode_into, from_slice, to_vec, ByteOrder, Decode, Encode};
 use omniorb_peer as omni;
-use workloads::{count_for, dirents, ints, rects, size_label, DirEntry, Rect, SIZES};
+use workloads::{count_for, dirents, ints, rects, size_label, DirEntry, DirEntryRef, Rect, SIZES};
 
 const ORDERS: [(&str, ByteOrder, omni::Order); 2] = [
     ("le", ByteOrder::Little, omni::Order::Little),
@@ -26,8 +27,18 @@ struct Omni {
     decode: fn(omni::Order, &[u8]) -> usize,
 }
 
-fn workload<T>(c: &mut Criterion, name: &str, label: &str, values: &[T], mut peer: Omni)
-where
+/// Another marshal decoder of the same bytes (say, into borrowed names): its id and a function
+/// that decodes and returns the element count.
+type Variant = (&'static str, fn(&[u8], ByteOrder) -> usize);
+
+fn workload<T>(
+    c: &mut Criterion,
+    name: &str,
+    label: &str,
+    values: &[T],
+    mut peer: Omni,
+    variants: &[Variant],
+) where
     T: Encode + for<'de> Decode<'de>,
 {
     let encoded: Vec<Vec<u8>> = ORDERS
@@ -72,8 +83,21 @@ where
         g.bench_function(BenchmarkId::new(format!("omniorb-{id}"), label), |b| {
             b.iter(|| black_box((peer.decode)(oorder, black_box(input))))
         });
+        for (variant, decode) in variants {
+            g.bench_function(BenchmarkId::new(format!("{variant}-{id}"), label), |b| {
+                b.iter(|| black_box(decode(black_box(input), order)))
+            });
+        }
     }
     g.finish();
+}
+
+/// Directory entries whose names borrow from the message (Flick's "use the marshal buffer to
+/// hold unmarshaled data"), UTF-8 checked.
+fn dirents_borrowed(bytes: &[u8], order: ByteOrder) -> usize {
+    from_slice::<Vec<DirEntryRef<'_>>>(bytes, order)
+        .unwrap()
+        .len()
 }
 
 fn int_sequences(c: &mut Criterion) {
@@ -84,7 +108,7 @@ fn int_sequences(c: &mut Criterion) {
             encode: Box::new(move |o| h.encode(o)),
             decode: omni::bench_decode_ints,
         };
-        workload(c, "int", &size_label(size), &v, peer);
+        workload(c, "int", &size_label(size), &v, peer, &[]);
     }
 }
 
@@ -97,7 +121,7 @@ fn rect_sequences(c: &mut Criterion) {
             encode: Box::new(move |o| h.encode(o)),
             decode: omni::bench_decode_rects,
         };
-        workload::<Rect>(c, "rect", &size_label(size), &v, peer);
+        workload::<Rect>(c, "rect", &size_label(size), &v, peer, &[]);
     }
 }
 
@@ -117,7 +141,14 @@ fn dirent_sequences(c: &mut Criterion) {
             encode: Box::new(move |o| h.encode(o)),
             decode: omni::bench_decode_dirents,
         };
-        workload::<DirEntry>(c, "dirent", &size_label(size), &v, peer);
+        workload::<DirEntry>(
+            c,
+            "dirent",
+            &size_label(size),
+            &v,
+            peer,
+            &[("marshal-borrowed", dirents_borrowed)],
+        );
     }
 }
 
