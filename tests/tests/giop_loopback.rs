@@ -260,3 +260,60 @@ fn concurrent_clients_and_large_octet_sequences() {
         }
     });
 }
+
+#[test]
+fn connections_beyond_the_cap_are_closed_and_the_others_served() {
+    let mut server = Server::bind("127.0.0.1:0").unwrap();
+    server.add("Bench", BenchServant);
+    server.set_max_connections(2);
+    let server = server.spawn().unwrap();
+    let ior = server.ior(BENCH_ID, b"Bench");
+    let mut a = Client::connect(&ior).unwrap();
+    let mut b = Client::connect(&ior).unwrap();
+    a.invoke::<i32, ()>("fail", &0).unwrap();
+    b.invoke::<i32, ()>("fail", &0).unwrap();
+    let mut c = Client::connect(&ior).unwrap();
+    let e = c.invoke::<i32, ()>("fail", &0).unwrap_err();
+    assert!(matches!(e, CallError::Transport(_)), "{e}");
+    // The first two are still served; when one goes, a new client gets in.
+    a.invoke::<i32, ()>("fail", &0).unwrap();
+    drop(b);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let mut d = Client::connect(&ior).unwrap();
+        match d.invoke::<i32, ()>("fail", &0) {
+            Ok(()) => break,
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("no room after a client left: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_timed_out_call_fails_and_the_next_one_reconnects() {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let rx = std::sync::Mutex::new(rx);
+    let mut server = Server::bind("127.0.0.1:0").unwrap();
+    server.add("Slow", move |call: &mut marshal::giop::Call<'_>| {
+        if call.operation() == b"stall" {
+            // Wait until the test says so (or gives up).
+            let _ = rx
+                .lock()
+                .unwrap()
+                .recv_timeout(std::time::Duration::from_secs(10));
+        }
+        call.reply(&7i32)
+    });
+    let server = server.spawn().unwrap();
+    let mut client = Client::connect(&server.ior("IDL:Slow:1.0", b"Slow")).unwrap();
+    client
+        .set_timeout(Some(std::time::Duration::from_millis(200)))
+        .unwrap();
+    let e = client.invoke::<(), i32>("stall", &()).unwrap_err();
+    assert!(matches!(e, CallError::Transport(_)), "{e}");
+    tx.send(()).unwrap();
+    // A new connection: the late reply to "stall" cannot be mistaken for this one's.
+    assert_eq!(client.invoke::<(), i32>("quick", &()).unwrap(), 7);
+}

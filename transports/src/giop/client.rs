@@ -1,6 +1,7 @@
 //! The blocking GIOP client.
 
 use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
 
 use marshal_core::Reader;
 use wire_iiop::giop::{
@@ -47,6 +48,9 @@ pub struct Client {
     reply_order: ByteOrder,
     exception_base: usize,
     max_message: usize,
+    timeout: Option<Duration>,
+    /// The last call failed in a way that loses the framing: reconnect before the next.
+    broken: bool,
 }
 
 /// Host, port, object key and GIOP version of an IOR's first IIOP profile.
@@ -95,6 +99,8 @@ impl Client {
             reply_order: ByteOrder::NATIVE,
             exception_base: 0,
             max_message: DEFAULT_MAX_MESSAGE,
+            timeout: None,
+            broken: false,
         })
     }
 
@@ -122,7 +128,39 @@ impl Client {
     /// Calls `operation` with `args` (the `in` and `inout` parameters in IDL order: a
     /// struct, one value, `()` or a tuple) and decodes the result as `Ret` (the return value
     /// then the `inout` and `out` parameters in IDL order).
+    ///
+    /// After a transport or protocol error (a timeout, say) the connection's framing is lost:
+    /// the next call opens a new one.
     pub fn invoke<Args: Encode + ?Sized, Ret: for<'de> Decode<'de>>(
+        &mut self,
+        operation: &str,
+        args: &Args,
+    ) -> Result<Ret, CallError> {
+        if self.broken {
+            self.reconnect()?;
+        }
+        let r = self.call(operation, args);
+        if matches!(r, Err(CallError::Transport(_) | CallError::Protocol(_))) {
+            self.broken = true;
+        }
+        r
+    }
+
+    /// Sets a timeout on each send and each wait for a reply (`None`, the default, waits
+    /// forever). A call that times out fails with [`CallError::Transport`].
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) -> Result<(), CallError> {
+        self.timeout = timeout;
+        self.apply_timeout()
+    }
+
+    fn apply_timeout(&self) -> Result<(), CallError> {
+        let s = self.tx.stream();
+        s.set_read_timeout(self.timeout)?;
+        s.set_write_timeout(self.timeout)?;
+        Ok(())
+    }
+
+    fn call<Args: Encode + ?Sized, Ret: for<'de> Decode<'de>>(
         &mut self,
         operation: &str,
         args: &Args,
@@ -269,7 +307,7 @@ impl Client {
         self.key = key;
         self.version = version;
         self.code_sets_sent = false;
-        Ok(())
+        self.apply_timeout()
     }
 
     /// A fresh connection to the same address.
@@ -278,6 +316,7 @@ impl Client {
         self.rx = rx;
         self.tx = tx;
         self.code_sets_sent = false;
-        Ok(())
+        self.broken = false;
+        self.apply_timeout()
     }
 }

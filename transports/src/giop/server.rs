@@ -190,7 +190,11 @@ pub struct Server {
     listener: TcpListener,
     objects: Objects,
     max_message: usize,
+    max_connections: usize,
 }
+
+/// Default cap on connections served at once (each has a thread).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 impl core::fmt::Debug for Server {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -208,6 +212,7 @@ impl Server {
             listener: TcpListener::bind(addr)?,
             objects: HashMap::new(),
             max_message: DEFAULT_MAX_MESSAGE,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         })
     }
 
@@ -226,6 +231,13 @@ impl Server {
         self.max_message = max;
     }
 
+    /// Caps the connections served at once ([`DEFAULT_MAX_CONNECTIONS`] by default): each
+    /// takes a thread, so a peer opening connections without end cannot exhaust them. A
+    /// connection beyond the cap is closed at once (clients retry later).
+    pub fn set_max_connections(&mut self, max: usize) {
+        self.max_connections = max;
+    }
+
     /// Starts serving: a thread accepts connections and a thread serves each one.
     pub fn spawn(self) -> io::Result<ServerHandle> {
         let addr = self.listener.local_addr()?;
@@ -234,6 +246,7 @@ impl Server {
             stopping: AtomicBool::new(false),
             conns: Mutex::new(Vec::new()),
             max_message: self.max_message,
+            max_connections: self.max_connections,
         });
         let s = Arc::clone(&shared);
         let listener = self.listener;
@@ -254,6 +267,7 @@ struct Shared {
     stopping: AtomicBool,
     conns: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
     max_message: usize,
+    max_connections: usize,
 }
 
 impl core::fmt::Debug for dyn Servant {
@@ -324,6 +338,15 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             return;
         }
         let Ok(stream) = stream else { continue };
+        {
+            let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
+            // Forget connections that have ended.
+            conns.retain(|(_, t)| !t.is_finished());
+            if conns.len() >= shared.max_connections {
+                // Dropping the stream closes it.
+                continue;
+            }
+        }
         let Ok(handle) = stream.try_clone() else {
             continue;
         };
@@ -333,8 +356,6 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             .spawn(move || serve(stream, &s));
         if let Ok(thread) = spawned {
             let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
-            // Forget connections that have ended.
-            conns.retain(|(_, t)| !t.is_finished());
             conns.push((handle, thread));
         }
     }
