@@ -5,7 +5,7 @@
 
 use marshal::cdr::{from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder};
 use omniorb_peer as omni;
-use workloads::bench_object::{Color, Oops, Prims, Shape};
+use workloads::bench_object::{sample_prims, Color, Oops, Prims, Shape};
 use workloads::{dirents, ints, rects, DirEntry, Rect, Stat};
 
 const ORDERS: [(ByteOrder, omni::Order); 2] = [
@@ -53,56 +53,6 @@ fn omni_shape(s: &Shape) -> omni::Shape {
         Shape::Str(v) => omni::Shape::Str(v.clone()),
         Shape::Other(d, r) => omni::Shape::Other(*d, omni_rect(r)),
     }
-}
-
-fn samples_prims() -> Vec<Prims> {
-    vec![
-        Prims {
-            o: 0xab,
-            b: true,
-            c: -5,
-            s: -2,
-            us: 0xfffe,
-            l: i32::MIN,
-            ul: u32::MAX,
-            ll: i64::MIN + 1,
-            ull: u64::MAX - 1,
-            f: 1.5,
-            d: -0.25,
-            str: "padding follows".into(),
-            col: Color::Blue,
-        },
-        Prims {
-            o: 0,
-            b: false,
-            c: 0,
-            s: 0,
-            us: 0,
-            l: 0,
-            ul: 0,
-            ll: 0,
-            ull: 0,
-            f: 0.0,
-            d: 0.0,
-            str: String::new(),
-            col: Color::Red,
-        },
-        Prims {
-            o: 1,
-            b: true,
-            c: 127,
-            s: i16::MAX,
-            us: 1,
-            l: 1,
-            ul: 1,
-            ll: 1,
-            ull: 1,
-            f: f32::MAX,
-            d: f64::MIN_POSITIVE,
-            str: "abc".into(),
-            col: Color::Green,
-        },
-    ]
 }
 
 fn samples_shape() -> Vec<Shape> {
@@ -174,7 +124,7 @@ fn dirent_sequences_match_omniorb() {
 
 #[test]
 fn prims_match_omniorb_including_padding() {
-    for p in samples_prims() {
+    for p in sample_prims() {
         for (o, oo) in ORDERS {
             let ours = to_vec(&p, o).unwrap();
             assert_eq!(ours, omni::encode_prims(oo, &omni_prims(&p)), "{p:?} {o:?}");
@@ -188,7 +138,7 @@ fn prims_match_omniorb_including_padding() {
     }
     // The layout, spelled out for the first sample in big-endian: octet, boolean, char, pad,
     // short, unsigned short, pad, long, unsigned long, pad to 16... (CORBA 3, 9.3.1).
-    let b = to_vec(&samples_prims()[0], ByteOrder::Big).unwrap();
+    let b = to_vec(&sample_prims()[0], ByteOrder::Big).unwrap();
     assert_eq!(&b[..8], [0xab, 1, 0xfb, 0, 0xff, 0xfe, 0xff, 0xfe]);
     assert_eq!(&b[8..16], [0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
     // The enum is its ordinal (2), not its value (30).

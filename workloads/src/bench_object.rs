@@ -51,6 +51,58 @@ pub struct Oops {
     pub why: String,
 }
 
+/// Sample `Prims` for the interop tests: extremes, zeros, and a negative `char` (which only
+/// GIOP 1.0's ISO 8859-1 can carry; with UTF-8 negotiated a `char` must be ASCII).
+pub fn sample_prims() -> Vec<Prims> {
+    vec![
+        Prims {
+            o: 0xab,
+            b: true,
+            c: -5,
+            s: -2,
+            us: 0xfffe,
+            l: i32::MIN,
+            ul: u32::MAX,
+            ll: i64::MIN + 1,
+            ull: u64::MAX - 1,
+            f: 1.5,
+            d: -0.25,
+            str: "padding follows".into(),
+            col: Color::Blue,
+        },
+        Prims {
+            o: 0,
+            b: false,
+            c: 0,
+            s: 0,
+            us: 0,
+            l: 0,
+            ul: 0,
+            ll: 0,
+            ull: 0,
+            f: 0.0,
+            d: 0.0,
+            str: String::new(),
+            col: Color::Red,
+        },
+        Prims {
+            o: 1,
+            b: true,
+            c: 127,
+            s: i16::MAX,
+            us: 1,
+            l: 1,
+            ul: 1,
+            ll: 1,
+            ull: 1,
+            f: f32::MAX,
+            d: f64::MIN_POSITIVE,
+            str: "abc".into(),
+            col: Color::Green,
+        },
+    ]
+}
+
 /// The repository id of `Oops`.
 pub const OOPS_ID: &str = "IDL:Flick/Oops:1.0";
 
