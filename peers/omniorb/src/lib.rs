@@ -325,6 +325,46 @@ impl Drop for OmniServer {
     }
 }
 
+/// Runs `omni-client` against `target` (an IOR or corbaloc URL) with `args`, and panics
+/// unless it exited 0 having printed only `ok` lines, more than 40 of them, covering every
+/// operation of `Flick::Bench`. `what` names the case in the panic message.
+pub fn assert_omni_client_passes(target: &str, args: &[&str], what: &str) {
+    let out = Command::new(client_path())
+        .arg(target)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", client_path().display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what}: omni-client exited with {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() > 40, "{what}: only {} lines", lines.len());
+    for line in &lines {
+        assert!(line.starts_with("ok "), "{what}: {line}");
+    }
+    for op in [
+        "echo_ints",
+        "echo_rects",
+        "echo_dirents",
+        "echo_octets",
+        "echo_shape",
+        "echo_prims",
+        "sum_ints",
+        "fail",
+        "mix",
+    ] {
+        let prefix = format!("ok {op} ");
+        assert!(
+            lines.iter().any(|l| l.starts_with(&prefix)),
+            "{what}: no check of {op}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Plain Rust mirrors of the IDL types
 // ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use omniorb_peer::{client_path, OmniClient, OmniServer as Server};
+use omniorb_peer::{assert_omni_client_passes, client_path, OmniClient, OmniServer as Server};
 
 fn run_client(target: &str, args: &[&str]) -> Output {
     Command::new(client_path())
@@ -13,44 +13,10 @@ fn run_client(target: &str, args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("running {}: {e}", client_path().display()))
 }
 
-/// The client must exit 0 and print only `ok` lines, covering every
-/// operation.
-fn assert_all_ok(out: &Output, what: &str) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{what}: omni-client exited with {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines.len() > 40, "{what}: only {} lines", lines.len());
-    for line in &lines {
-        assert!(line.starts_with("ok "), "{what}: {line}");
-    }
-    for op in [
-        "echo_ints",
-        "echo_rects",
-        "echo_dirents",
-        "echo_octets",
-        "echo_shape",
-        "echo_prims",
-        "sum_ints",
-        "fail",
-        "mix",
-    ] {
-        let prefix = format!("ok {op} ");
-        assert!(
-            lines.iter().any(|l| l.starts_with(&prefix)),
-            "{what}: no check of {op}"
-        );
-    }
-}
-
 #[test]
 fn client_against_server_by_ior() {
     let server = Server::start(&[]);
-    assert_all_ok(&run_client(server.ior(), &[]), "GIOP 1.2, IOR");
+    assert_omni_client_passes(server.ior(), &[], "GIOP 1.2, IOR");
     server.stop();
 }
 
@@ -58,12 +24,10 @@ fn client_against_server_by_ior() {
 fn client_against_server_by_corbaloc() {
     // A corbaloc URL without a version means IIOP 1.0, hence GIOP 1.0.
     let server = Server::start(&[]);
-    assert_all_ok(&run_client(server.corbaloc(), &[]), "corbaloc");
-    assert_all_ok(
-        &run_client(
-            &server.corbaloc().replace("corbaloc::", "corbaloc::1.2@"),
-            &[],
-        ),
+    assert_omni_client_passes(server.corbaloc(), &[], "corbaloc");
+    assert_omni_client_passes(
+        &server.corbaloc().replace("corbaloc::", "corbaloc::1.2@"),
+        &[],
         "corbaloc 1.2",
     );
     server.stop();
@@ -73,19 +37,13 @@ fn client_against_server_by_corbaloc() {
 fn client_against_server_older_giop() {
     let server = Server::start(&[]);
     for v in ["1.0", "1.1"] {
-        assert_all_ok(
-            &run_client(server.ior(), &["--giop", v]),
-            &format!("client --giop {v}"),
-        );
+        assert_omni_client_passes(server.ior(), &["--giop", v], &format!("client --giop {v}"));
     }
     server.stop();
     // The server side capped too (its IOR then has an IIOP 1.0/1.1 profile).
     for v in ["1.0", "1.1"] {
         let server = Server::start(&["--giop", v]);
-        assert_all_ok(
-            &run_client(server.ior(), &[]),
-            &format!("server --giop {v}"),
-        );
+        assert_omni_client_passes(server.ior(), &[], &format!("server --giop {v}"));
         server.stop();
     }
 }
