@@ -185,6 +185,28 @@ impl<'de> Reader<'de> {
         Ok((seg, self.position() - n))
     }
 
+    /// Takes the next `n` bytes as a reader whose positions count from `base` (one length
+    /// check), and the offset to add to the errors it raises (`Error::shifted`) to make them
+    /// the message's. A CDR segment whose layout depends on its start modulo 8 is read with
+    /// `base` equal to that phase, a constant in the code for each phase, so that alignment
+    /// inside it folds as in a detached segment. `base` must not exceed the position.
+    #[inline(always)]
+    pub fn rebased_segment(
+        &mut self,
+        n: usize,
+        base: usize,
+    ) -> Result<(Reader<'de>, usize), Error> {
+        let start = self.position();
+        let s = self.take(n)?;
+        let seg = Reader {
+            buf: s,
+            pos: 0,
+            base,
+            depth: self.depth,
+        };
+        Ok((seg, start.saturating_sub(base)))
+    }
+
     /// Checks a sequence's element count against the input before anything is allocated:
     /// each element takes at least `min_elem` bytes, so the remaining input bounds the count;
     /// elements that take no bytes are capped at [`MAX_EMPTY_ELEMS`]. Returns the capacity to
@@ -342,6 +364,22 @@ mod tests {
         );
         assert!(r.detached_segment(0, 2).is_err());
         assert!(r.detached_segment(usize::MAX, 2).is_err());
+    }
+
+    #[test]
+    fn rebased_segments_keep_the_phase() {
+        let data = [0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+        let mut r = Reader::new(&data, 0);
+        r.take(5).unwrap();
+        let (mut seg, shift) = r.rebased_segment(4, 5).unwrap();
+        assert_eq!((seg.position(), shift, r.position()), (5, 0, 9));
+        assert_eq!(seg.array::<3>().unwrap(), [5, 6, 7]);
+        let e = seg.array::<2>().unwrap_err().shifted(shift);
+        assert!(e.to_string().ends_with("at offset 8"), "{e}");
+        let mut r = Reader::new(&data, 16);
+        let (seg, shift) = r.rebased_segment(2, 0).unwrap();
+        assert_eq!((seg.position(), shift), (0, 16));
+        assert!(r.rebased_segment(11, 2).is_err());
     }
 
     #[test]

@@ -212,6 +212,34 @@ impl<'a> Writer<'a> {
         Ok(r)
     }
 
+    /// [`Writer::chunk`] with the sub-writer's positions counting from `base` instead of the
+    /// real position: a CDR segment whose layout depends on its start modulo 8 is written with
+    /// `base` equal to that phase, a constant in the code for each phase, so alignment inside
+    /// folds. Errors `f` raises are shifted back to the message's offsets (an overflow's
+    /// lengths still count from `base`). `base` must not exceed the position.
+    #[inline(always)]
+    pub fn rebased_chunk<R>(
+        &mut self,
+        n: usize,
+        base: usize,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let shift = self.position().saturating_sub(base);
+        let depth = self.depth;
+        let mut sub = Writer {
+            buf: self.room(n)?,
+            pos: 0,
+            base,
+            depth,
+            spill: None,
+            spill_min: usize::MAX,
+        };
+        let r = f(&mut sub).map_err(|e| e.shifted(shift))?;
+        // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
+        self.pos += sub.pos;
+        Ok(r)
+    }
+
     /// Enters one level of nesting (recursive types), failing beyond the limit.
     #[inline]
     pub fn enter(&mut self) -> Result<(), Error> {
@@ -385,6 +413,35 @@ mod tests {
         // A wrong announced length is an error, as for `append_to_vec`.
         let e = write_spilling(&mut Vec::new(), 9, &mut c, |w| w.put_slice(&[0; 8])).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }), "{e}");
+    }
+
+    #[test]
+    fn rebased_chunks_count_from_their_base_and_shift_errors() {
+        let mut out = Vec::new();
+        append_to_vec(&mut out, 7, |w| {
+            w.put([1, 2, 3])?;
+            w.rebased_chunk(4, 3, |c| {
+                assert_eq!(c.position(), 3);
+                c.put([4, 5])?;
+                assert_eq!(c.position(), 5);
+                c.put([6, 7])
+            })
+        })
+        .unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 7]);
+        // An overflow inside is reported at the message's offset (the lengths it names are the
+        // segment's end, counted from `base`).
+        let e = append_to_vec(&mut Vec::new(), 13, |w| {
+            w.put_zeros(11)?;
+            w.rebased_chunk(2, 3, |c| c.put([0; 3]))
+        })
+        .unwrap_err();
+        let e2 = append_to_vec(&mut Vec::new(), 13, |w| {
+            w.put_zeros(11)?;
+            w.chunk(2, |c| c.put([0; 3]))
+        })
+        .unwrap_err();
+        assert_eq!((e.offset(), e2.offset()), (Some(11), Some(11)));
     }
 
     #[test]

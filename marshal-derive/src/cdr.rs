@@ -5,9 +5,12 @@
 //! Shape of the output: `end` computes where a value ends from where it starts (alignment
 //! makes sizes depend on position), `encode` writes the fields in order, and decoding is
 //! `decode_into`, each field decoded where it lives in the caller's `MaybeUninit<Self>`. The
-//! `SHAPE` of a struct is a constant expression over its fields' shapes: a struct of constant
-//! layout (`Stat`: 30 `long`s and 16 octets) is read from one segment with one length check,
-//! and only a struct that may contain itself takes a depth level. Structs of same-width words
+//! `SHAPE` of a struct (one for each direction) is a constant expression over its fields'
+//! shapes: a struct of constant layout (`Stat`: 30 `long`s and 16 octets) is read from one
+//! segment with one length check and written into one with one capacity check; a struct whose
+//! layout depends on its start modulo 8 (`{ octet o; double d; }`) gets `decode_phase::<K>` /
+//! `encode_phase::<K>`, one constant layout per phase, selected at run time; and only a struct
+//! that may contain itself takes a depth level. Structs of same-width words
 //! laid out in order (a `Rect` of four `long`s) are `FLAT`: they, and sequences and arrays of
 //! them, are one copy or one byte-swap pass. C-like enums are encoded
 //! as their ordinal, as CORBA requires; unions switch on `i32` (`long`) unless the enum says
@@ -92,12 +95,16 @@ fn fields_min<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStrea
     quote!(0usize #(+ #mins)*)
 }
 
-/// `Shape::EMPTY.then(<T as Decode>::SHAPE)...` over some fields.
-fn fields_shape<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStream {
+/// `Shape::EMPTY.then(<T as Trait>::SHAPE)...` over some fields (`tr`: `Encode` or
+/// `Decode<'de>`).
+fn fields_shape<'a>(
+    tr: &TokenStream,
+    fields: impl IntoIterator<Item = &'a Field<'a>>,
+) -> TokenStream {
     let x = x();
     let shapes = fields.into_iter().map(|f| {
         let ty = f.ty;
-        quote!(<#ty as #x::Decode<'de>>::SHAPE)
+        quote!(<#ty as #tr>::SHAPE)
     });
     quote!(#x::Shape::EMPTY #(.then(#shapes))*)
 }
@@ -121,9 +128,11 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .fields
         .iter()
         .zip(&places)
-        .map(|(f, p)| field_encode(f, p));
+        .map(|(f, p)| field_encode(f, p))
+        .collect::<Vec<_>>();
     let min = fields_min(&fields.fields);
-    let shape = fields_shape(&fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
     let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
     let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
     let dec_into = decode_into(fields);
@@ -132,14 +141,31 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             #flat_enc
             #[inline]
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
+                // A layout fixed for each phase: its size is a constant per phase.
+                if let ::core::option::Option::Some(__sizes) =
+                    const { <Self as #x::Encode>::SHAPE.phase_sizes() }
+                {
+                    return ::core::result::Result::Ok(__pos + __sizes[__pos % 8]);
+                }
                 let __depth = #x::descend(__depth)?;
                 #(#ends)*
                 ::core::result::Result::Ok(__pos)
             }
+            const SHAPE: #x::Shape = #shape_enc;
             #[inline]
             fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                if let #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } = <Self as #x::Encode>::SHAPE {
+                    return #x::encode_phased(self, __w, __o);
+                }
                 #(#encs)*
                 ::core::result::Result::Ok(())
+            }
+            #[inline(always)]
+            fn encode_phase<const __K: usize>(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                #x::phased_chunk::<__K>(__w, <Self as #x::Encode>::SHAPE, |__w| {
+                    #(#encs)*
+                    ::core::result::Result::Ok(())
+                })
             }
         },
         quote! {
@@ -158,7 +184,9 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
 /// `decode_into` for a struct (see [`crate::common::decode_into`]): a flat struct is one copy
 /// or swap pass; one of `Shape::Fixed` shape is decoded from one fixed segment (one length
 /// check, constant padding and offsets inside; errors raised there are shifted back to the
-/// message's offsets), a `Deep` one with one depth level.
+/// message's offsets), a `Deep` one with one depth level. One of `Shape::Phased` shape (a layout
+/// for each start position modulo 8) selects its phase at run time (`decode_phased`), and
+/// `decode_phase::<K>` reads phase `K`'s segment: one length check, constant offsets inside.
 fn decode_into(fields: &Fields<'_>) -> TokenStream {
     let x = x();
     let field = |f: &Field<'_>| {
@@ -186,6 +214,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
                 __seg = __s;
                 (&mut __seg, __b)
             }
+            #x::Shape::Phased { .. } => return #x::decode_phased(__r, __out, __o),
             #x::Shape::Shallow => (__r, 0),
             #x::Shape::Deep => {
                 __r.enter()?;
@@ -198,13 +227,37 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
             __r.leave();
         }
     };
-    let fmt = crate::common::InPlace {
-        params: quote!(__o: #x::ByteOrder),
-        pro,
-        epi,
-        err: quote!(.map_err(|__e| __e.shifted(__base))),
+    let err = quote!(.map_err(|__e| __e.shifted(__base)));
+    let whole = crate::common::decode_into(
+        &x,
+        fields,
+        crate::common::InPlace {
+            sig: quote!(decode_into<'__a>),
+            params: quote!(__o: #x::ByteOrder),
+            pro,
+            epi,
+            err: err.clone(),
+        },
+        field,
+    );
+    let phase_pro = quote! {
+        let (mut __seg, __base) =
+            #x::phased_segment::<__K>(__r, <Self as #x::Decode<'de>>::SHAPE)?;
+        let __r = &mut __seg;
     };
-    crate::common::decode_into(&x, fields, fmt, field)
+    let phase = crate::common::decode_into(
+        &x,
+        fields,
+        crate::common::InPlace {
+            sig: quote!(decode_phase<'__a, const __K: usize>),
+            params: quote!(__o: #x::ByteOrder),
+            pro: phase_pro,
+            epi: TokenStream::new(),
+            err,
+        },
+        field,
+    );
+    quote!(#whole #phase)
 }
 
 fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {
@@ -215,6 +268,7 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         .collect();
     (
         quote! {
+            const SHAPE: #x::Shape = #x::Shape::fixed(4, 4);
             #[inline]
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
                 #x::Encode::end(&0u32, __pos, __depth)

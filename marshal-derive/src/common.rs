@@ -120,6 +120,9 @@ pub fn impls(
 
 /// What a format adds to a struct's `decode_into` (see [`decode_into`]).
 pub struct InPlace {
+    /// The function's name and generics: `decode_into<'__a>`, or another method of the same
+    /// signature (CDR's `decode_phase<'__a, const __K: usize>`).
+    pub sig: TokenStream,
     /// Extra parameters after `__out` (`__o: ByteOrder`).
     pub params: TokenStream,
     /// Code before the fields (a fixed segment or a depth level), which may rebind `__r`.
@@ -147,6 +150,7 @@ pub fn decode_into(
     field: impl Fn(&Field<'_>) -> TokenStream,
 ) -> TokenStream {
     let InPlace {
+        sig,
         params,
         pro,
         epi,
@@ -171,7 +175,7 @@ pub fn decode_into(
     });
     quote! {
         #[inline]
-        fn decode_into<'__a>(
+        fn #sig(
             __r: &mut #x::Reader<'de>,
             __out: &'__a mut ::core::mem::MaybeUninit<Self>, #params
         ) -> ::core::result::Result<&'__a mut Self, #x::Error> {

@@ -277,6 +277,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
     };
     let (pro, epi) = dec_segment();
     let fmt = crate::common::InPlace {
+        sig: quote!(decode_into<'__a>),
         params: TokenStream::new(),
         pro,
         epi,

@@ -47,6 +47,26 @@ enum Color {
     Blue,
 }
 
+/// Fixed per start phase (`Shape::Phased`): a double after an octet lands 7 bytes later from
+/// an aligned start and 1 byte later from 7 past one; decoded from one segment per phase.
+#[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+struct Phases {
+    o: u8,
+    d: f64,
+    s: i16,
+    c: Color,
+    b: bool,
+    inner: Inner,
+}
+
+/// Phased values nested in a phased struct, and in an array of them.
+#[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+struct Outer {
+    t: u8,
+    p: [Phases; 2],
+    l: i64,
+}
+
 #[derive(Marshal, Debug, Clone, PartialEq)]
 #[marshal(discriminant = i16)]
 enum Small {
@@ -109,6 +129,21 @@ fn packed() -> impl Strategy<Value = Packed> {
     )
 }
 
+fn phases() -> impl Strategy<Value = Phases> {
+    let color = prop_oneof![Just(Color::Red), Just(Color::Green), Just(Color::Blue)];
+    (any::<(u8, f64, i16, bool, i32, bool)>(), color).prop_map(|((o, d, s, b, x, flag), c)| {
+        Phases {
+            o,
+            // NaN != NaN: keep the comparison meaningful.
+            d: if d.is_nan() { 0.5 } else { d },
+            s,
+            c,
+            b,
+            inner: Inner { x, flag },
+        }
+    })
+}
+
 fn small() -> impl Strategy<Value = Small> {
     prop_oneof![
         any::<u8>().prop_map(Small::Neg),
@@ -159,12 +194,41 @@ proptest! {
         prop_assert_eq!(from_slice::<(Small, Vec<Rect>, Vec<DirEntry>, XResult)>(&b, o).unwrap(), v);
     }
 
+    /// Phased structs at every start phase (after an octet sequence of 0..16 bytes): they
+    /// round-trip, and decode to what the same fields read one by one (a tuple) decode to.
+    #[test]
+    fn phased_structs_round_trip_at_every_phase(
+        pre in vec(any::<u8>(), 0..16),
+        a in phases(),
+        b in phases(),
+        t in any::<u8>(),
+        l in any::<i64>(),
+        o in order(),
+    ) {
+        let v = (pre, Outer { t, p: [a, b], l });
+        let bytes = to_vec(&v, o).unwrap();
+        prop_assert_eq!(from_slice::<(Vec<u8>, Outer)>(&bytes, o).unwrap(), v.clone());
+        let by_fields = from_slice::<(Vec<u8>, u8, Phases, (u8, f64, i16, Color, bool, Inner), i64)>(&bytes, o).unwrap();
+        let p1 = by_fields.3;
+        prop_assert_eq!(
+            (by_fields.1, by_fields.2, Phases { o: p1.0, d: p1.1, s: p1.2, c: p1.3, b: p1.4, inner: p1.5 }, by_fields.4),
+            (t, a, b, l)
+        );
+        // Encoded field by field (a tuple), the bytes are the same.
+        let tuple = |p: Phases| (p.o, p.d, p.s, p.c, p.b, p.inner);
+        let by_fields = to_vec(&(v.0.clone(), t, tuple(a), [tuple(b)], l), o).unwrap();
+        prop_assert_eq!(&bytes, &by_fields);
+        let e = to_encapsulation(&v.1, o).unwrap();
+        prop_assert_eq!(from_encapsulation::<Outer>(&e).unwrap(), v.1);
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(b in vec(any::<u8>(), 0..200), o in order()) {
         let _ = from_slice::<Mixed>(&b, o);
         let _ = from_slice::<Small>(&b, o);
         let _ = from_slice::<Vec<DirEntry>>(&b, o);
         let _ = from_slice::<Vec<Vec<String>>>(&b, o);
+        let _ = from_slice::<(Vec<u8>, Outer)>(&b, o);
         let _ = from_encapsulation::<Mixed>(&b);
     }
 
@@ -220,7 +284,19 @@ fn shapes_of_derived_types() {
     // l 0..4, o 4, s 6..8, b 8, c 12..16, inner 16..21, tail 21.
     assert_eq!(shape::<Packed>(), Shape::fixed(4, 22));
     assert_eq!(shape::<Color>(), Shape::fixed(4, 4));
-    assert_eq!(shape::<(u8, Packed)>(), Shape::Shallow);
+    // After an octet, `Packed`'s leading padding depends on where the octet is.
+    assert_eq!(
+        shape::<(u8, Packed)>(),
+        Shape::Phased {
+            sizes: [26, 25, 24, 23, 26, 25, 24, 23]
+        }
+    );
+    // o 0, d 8..16, s 16..18, c 20..24, b 24, inner 28..33.
+    assert_eq!(shape::<Phases>().phase_sizes().unwrap()[0], 33);
+    // From phase 1: o 1, d 8..16, and the rest as above.
+    assert_eq!(shape::<Phases>().phase_sizes().unwrap()[1], 32);
+    assert!(matches!(shape::<Outer>(), Shape::Phased { .. }));
+    assert_eq!(shape::<(String, Phases)>(), Shape::Shallow);
     assert_eq!(shape::<DirEntry>(), Shape::Shallow);
     assert_eq!(shape::<Mixed>(), Shape::Deep);
     assert_eq!(shape::<Tree>(), Shape::Deep);
@@ -267,6 +343,46 @@ fn errors_inside_a_fixed_segment_have_message_offsets() {
             e.to_string(),
             "[1]: unexpected end of input: needed 25 bytes, 24 remain at offset 1"
         );
+    }
+}
+
+#[test]
+fn errors_inside_a_phased_segment_have_message_offsets() {
+    let p = Phases {
+        o: 1,
+        d: 2.5,
+        s: 3,
+        c: Color::Green,
+        b: true,
+        inner: Inner { x: 4, flag: true },
+    };
+    for o in [ByteOrder::Big, ByteOrder::Little] {
+        for skip in 0..8usize {
+            let v = (vec![0xaau8; skip], p);
+            let b = to_vec(&v, o).unwrap();
+            // The struct starts after the length and the octets; `b` is 24 bytes into an
+            // aligned layout, and the phase moves only `o` relative to the 8-byte boundary.
+            let start = 4 + skip;
+            let d_at = start.next_multiple_of(8).max(start + 1).next_multiple_of(8);
+            let b_at = d_at + 16;
+            assert_eq!(b[b_at], 1, "skip {skip}");
+            let mut bad = b.clone();
+            bad[b_at] = 9;
+            let e = from_slice::<(Vec<u8>, Phases)>(&bad, o).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("[1].b: invalid boolean 9 (expected 0 or 1) at offset {b_at}")
+            );
+            let e = from_slice::<(Vec<u8>, Phases)>(&b[..b.len() - 1], o).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "[1]: unexpected end of input: needed {} bytes, {} remain at offset {start}",
+                    b.len() - start,
+                    b.len() - start - 1
+                )
+            );
+        }
     }
 }
 

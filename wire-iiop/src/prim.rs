@@ -18,6 +18,7 @@ macro_rules! number {
     ($($t:ty => $n:literal),* $(,)?) => {$(
         impl Encode for $t {
             const FLAT: Option<Flat<Self>> = Some(Flat::<$t>::PRIMITIVE);
+            const SHAPE: Shape = Shape::fixed($n, $n);
             #[inline(always)]
             fn end(&self, pos: usize, _depth: u32) -> Result<usize, Error> {
                 Ok(pos + pad(pos, $n) + $n)
@@ -54,6 +55,7 @@ number!(
 
 /// `boolean`: one octet, 0 or 1 (anything else is a decode error).
 impl Encode for bool {
+    const SHAPE: Shape = Shape::fixed(1, 1);
     #[inline(always)]
     fn end(&self, pos: usize, _depth: u32) -> Result<usize, Error> {
         Ok(pos + 1)
@@ -81,6 +83,7 @@ impl<'de> Decode<'de> for bool {
 macro_rules! empty {
     ($($t:ty $(, $p:ident)?);*) => {$(
         impl<$($p: ?Sized)?> Encode for $t {
+            const SHAPE: Shape = Shape::EMPTY;
             #[inline(always)]
             fn end(&self, pos: usize, _depth: u32) -> Result<usize, Error> {
                 Ok(pos)

@@ -18,6 +18,7 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
         Some(f) => Some(unsafe { f.cast::<[T; N]>() }),
         None => None,
     };
+    const SHAPE: Shape = T::SHAPE.repeat(N);
     #[inline]
     fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
         T::elems_end(self, pos, depth)

@@ -28,6 +28,26 @@ pub trait Encode {
     #[doc(hidden)]
     const FLAT: Option<Flat<Self>> = None;
 
+    /// What is known of the encoding at compile time (see [`Decode::SHAPE`]): a value of
+    /// `Fixed` or `Phased` shape is written into one segment, with one capacity check. A
+    /// hand-written implementation keeps the default (`Deep`) unless its encoding truly has the
+    /// shape it claims: a wrong claim makes encoding fail (never write stale bytes).
+    #[doc(hidden)]
+    const SHAPE: Shape = Shape::Deep;
+
+    /// Appends the encoding of a value of `Fixed` or `Phased` shape that starts at a position
+    /// congruent to `K` modulo 8, into one segment laid out for that phase (see
+    /// [`encode_phased`]). The derive implements it; other types never see it called.
+    #[doc(hidden)]
+    #[inline]
+    fn encode_phase<const K: usize>(
+        &self,
+        w: &mut Writer<'_>,
+        order: ByteOrder,
+    ) -> Result<(), Error> {
+        self.encode(w, order)
+    }
+
     /// The position (relative to the stream's origin) just after this value when its encoding
     /// starts at `pos`: alignment makes the size depend on where the value starts. `depth` is
     /// the nesting still allowed; recursive types fail with `DepthLimit` at zero.
@@ -121,6 +141,20 @@ pub trait Decode<'de>: Sized {
         order: ByteOrder,
     ) -> Result<&'a mut Self, Error> {
         Ok(out.write(Self::decode(r, order)?))
+    }
+
+    /// Reads a value of [`Shape::Phased`] shape that starts at a position congruent to `K`
+    /// modulo 8 into `out` (see [`Decode::decode_into`]): the derive implements it with that
+    /// phase's constant layout, and `decode_into` selects the phase at run time
+    /// ([`decode_phased`]). Other types never see it called.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_phase<'a, const K: usize>(
+        r: &mut Reader<'de>,
+        out: &'a mut MaybeUninit<Self>,
+        order: ByteOrder,
+    ) -> Result<&'a mut Self, Error> {
+        Self::decode_into(r, out, order)
     }
 
     /// Reads a `max_len` value into `out` (see [`Decode::decode_into`]): a length above `max`
@@ -234,6 +268,85 @@ pub fn fixed_segment<'de>(
     size: usize,
 ) -> Result<(Reader<'de>, usize), Error> {
     r.detached_segment(pad(r.position(), align), size)
+}
+
+/// `v.encode_phase` for the phase of the writer's position (its offset modulo 8): the run-time
+/// selection among the layouts of a type of `Phased` shape. A `Fixed` type has one layout
+/// after its leading padding, so it is padded here and written as phase 0 (its alignments
+/// inside divide its first byte's): one copy of its code, not eight.
+#[inline(always)]
+pub fn encode_phased<T: Encode + ?Sized>(
+    v: &T,
+    w: &mut Writer<'_>,
+    order: ByteOrder,
+) -> Result<(), Error> {
+    if let Shape::Fixed { align, .. } = T::SHAPE {
+        w.put_zeros(pad(w.position(), align))?;
+        return v.encode_phase::<0>(w, order);
+    }
+    match w.position() % 8 {
+        0 => v.encode_phase::<0>(w, order),
+        1 => v.encode_phase::<1>(w, order),
+        2 => v.encode_phase::<2>(w, order),
+        3 => v.encode_phase::<3>(w, order),
+        4 => v.encode_phase::<4>(w, order),
+        5 => v.encode_phase::<5>(w, order),
+        6 => v.encode_phase::<6>(w, order),
+        _ => v.encode_phase::<7>(w, order),
+    }
+}
+
+/// Runs `f` on the segment of a value of `shape` (`Fixed` or `Phased`) starting at phase `K`:
+/// one capacity check for its bytes at that phase, then a writer whose positions count from
+/// `K`, so that alignment inside folds to constants.
+#[inline(always)]
+pub fn phased_chunk<const K: usize>(
+    w: &mut Writer<'_>,
+    shape: Shape,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    match shape.phase_sizes() {
+        Some(sizes) => w.rebased_chunk(sizes[K % 8], K % 8, f),
+        // Not reached: only fixed shapes select a phase.
+        None => f(w),
+    }
+}
+
+/// `T::decode_phase` for the phase of the reader's position (its offset modulo 8): the run-time
+/// selection among a [`Shape::Phased`] type's eight layouts.
+#[inline(always)]
+pub fn decode_phased<'a, 'de, T: Decode<'de>>(
+    r: &mut Reader<'de>,
+    out: &'a mut MaybeUninit<T>,
+    order: ByteOrder,
+) -> Result<&'a mut T, Error> {
+    match r.position() % 8 {
+        0 => T::decode_phase::<0>(r, out, order),
+        1 => T::decode_phase::<1>(r, out, order),
+        2 => T::decode_phase::<2>(r, out, order),
+        3 => T::decode_phase::<3>(r, out, order),
+        4 => T::decode_phase::<4>(r, out, order),
+        5 => T::decode_phase::<5>(r, out, order),
+        6 => T::decode_phase::<6>(r, out, order),
+        _ => T::decode_phase::<7>(r, out, order),
+    }
+}
+
+/// The segment of a [`Shape::Phased`] value starting at phase `K` (`sizes`: its bytes, leading
+/// padding included, by phase): one length check, then a reader whose positions count from
+/// `K`, so that alignment inside folds to constants, and the shift for its errors.
+#[inline(always)]
+pub fn phased_segment<'de, const K: usize>(
+    r: &mut Reader<'de>,
+    shape: Shape,
+) -> Result<(Reader<'de>, usize), Error> {
+    let size = match shape {
+        Shape::Phased { sizes } => sizes[K % 8],
+        // Not reached: only `Phased` types select a phase. Reading nothing makes a wrong
+        // claim fail on its first field rather than read the wrong bytes.
+        _ => 0,
+    };
+    r.rebased_segment(size, K % 8)
 }
 
 /// Skips the padding that aligns the reader to `align`. Decoders accept any padding bytes:

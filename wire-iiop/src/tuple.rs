@@ -8,6 +8,7 @@ use crate::{ByteOrder, Decode, Encode, Shape};
 macro_rules! tuple {
     ($($name:ident $idx:tt),+) => {
         impl<$($name: Encode),+> Encode for ($($name,)+) {
+            const SHAPE: Shape = Shape::EMPTY $(.then($name::SHAPE))+;
             #[inline]
             fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
                 $(let pos = self.$idx.end(pos, depth).map_err(|e| e.at_index($idx))?;)+
