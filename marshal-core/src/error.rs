@@ -71,6 +71,8 @@ pub enum ErrorKind {
     InteriorNul,
     /// A byte-order flag other than 0 (big-endian) or 1 (little-endian).
     InvalidByteOrder(u8),
+    /// A format description (NDR) that is not valid: what is wrong, with the field it is in.
+    InvalidFormat(String),
     /// Anything else, described in words.
     Custom(String),
 }
@@ -201,6 +203,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::InvalidByteOrder(b) => {
                 write!(f, "invalid byte-order flag {b} (expected 0 or 1)")
             }
+            ErrorKind::InvalidFormat(msg) => write!(f, "invalid format description: {msg}"),
             ErrorKind::Custom(msg) => f.write_str(msg),
         }
     }

@@ -131,6 +131,13 @@ pub mod cdr {
 /// assert!(ior.to_string().starts_with("IOR:"));
 /// # Ok::<(), marshal::Error>(())
 /// ```
+/// NDR (feature `ndr`), after PBIO: format descriptions of native record layouts, their
+/// canonical bytes and ids. (Sending, receiving and conversion come next.)
+#[cfg(feature = "ndr")]
+pub mod ndr {
+    pub use wire_ndr::{ByteOrder, Field, Format, FormatId, IOField, Kind};
+}
+
 #[cfg(feature = "iiop")]
 pub mod giop {
     #[cfg(feature = "transports")]
