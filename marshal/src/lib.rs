@@ -119,6 +119,13 @@ pub mod cdr {
     };
 }
 
+/// NDR (feature `ndr`), after PBIO: format descriptions of native record layouts, their
+/// canonical bytes and ids. (Sending, receiving and conversion come next.)
+#[cfg(feature = "ndr")]
+pub mod ndr {
+    pub use wire_ndr::{ByteOrder, Field, Format, FormatId, IOField, Kind};
+}
+
 /// GIOP (CORBA's General Inter-ORB Protocol, 1.0–1.2): messages, object references
 /// ([`Ior`](giop::Ior)), system exceptions, and with feature `transports` a blocking
 /// [`Client`](giop::Client) and multi-threaded [`Server`](giop::Server) over TCP (IIOP) that
@@ -131,13 +138,6 @@ pub mod cdr {
 /// assert!(ior.to_string().starts_with("IOR:"));
 /// # Ok::<(), marshal::Error>(())
 /// ```
-/// NDR (feature `ndr`), after PBIO: format descriptions of native record layouts, their
-/// canonical bytes and ids. (Sending, receiving and conversion come next.)
-#[cfg(feature = "ndr")]
-pub mod ndr {
-    pub use wire_ndr::{ByteOrder, Field, Format, FormatId, IOField, Kind};
-}
-
 #[cfg(feature = "iiop")]
 pub mod giop {
     #[cfg(feature = "transports")]
