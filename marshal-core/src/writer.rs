@@ -197,19 +197,7 @@ impl<'a> Writer<'a> {
         f: impl FnOnce(&mut Writer<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let base = self.position();
-        let depth = self.depth;
-        let mut sub = Writer {
-            buf: self.room(n)?,
-            pos: 0,
-            base,
-            depth,
-            spill: None,
-            spill_min: usize::MAX,
-        };
-        let r = f(&mut sub)?;
-        // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
-        self.pos += sub.pos;
-        Ok(r)
+        self.rebased_chunk(n, base, f)
     }
 
     /// [`Writer::chunk`] with the sub-writer's positions counting from `base` instead of the
