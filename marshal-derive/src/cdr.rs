@@ -182,11 +182,10 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
 }
 
 /// `decode_into` for a struct (see [`crate::common::decode_into`]): a flat struct is one copy
-/// or swap pass; one of `Shape::Fixed` shape is decoded from one fixed segment (one length
-/// check, constant padding and offsets inside; errors raised there are shifted back to the
-/// message's offsets), a `Deep` one with one depth level. One of `Shape::Phased` shape (a layout
-/// for each start position modulo 8) selects its phase at run time (`decode_phased`), and
-/// `decode_phase::<K>` reads phase `K`'s segment: one length check, constant offsets inside.
+/// or swap pass; a `Deep` one takes one depth level. One of `Fixed` or `Phased` shape goes to
+/// `decode_phase::<K>` for its start phase (`decode_phased`; always 0 when `Fixed`), which reads
+/// one segment: one length check, constant padding and offsets inside, errors shifted back to
+/// the message's offsets. `encode_phase` is its twin.
 fn decode_into(fields: &Fields<'_>) -> TokenStream {
     let x = x();
     let field = |f: &Field<'_>| {
@@ -207,27 +206,19 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
             return #x::decode_flat_into(__r, __out, __proof, __o);
         }
         let __shape = <Self as #x::Decode<'de>>::SHAPE;
-        let mut __seg;
-        let (__r, __base): (&mut #x::Reader<'de>, usize) = match __shape {
-            #x::Shape::Fixed { align: __a, size: __n } => {
-                let (__s, __b) = #x::fixed_segment(__r, __a, __n)?;
-                __seg = __s;
-                (&mut __seg, __b)
+        match __shape {
+            #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } => {
+                return #x::decode_phased(__r, __out, __o);
             }
-            #x::Shape::Phased { .. } => return #x::decode_phased(__r, __out, __o),
-            #x::Shape::Shallow => (__r, 0),
-            #x::Shape::Deep => {
-                __r.enter()?;
-                (__r, 0)
-            }
-        };
+            #x::Shape::Shallow => {}
+            #x::Shape::Deep => __r.enter()?,
+        }
     };
     let epi = quote! {
         if let #x::Shape::Deep = __shape {
             __r.leave();
         }
     };
-    let err = quote!(.map_err(|__e| __e.shifted(__base)));
     let whole = crate::common::decode_into(
         &x,
         fields,
@@ -236,7 +227,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
             params: quote!(__o: #x::ByteOrder),
             pro,
             epi,
-            err: err.clone(),
+            err: TokenStream::new(),
         },
         field,
     );
@@ -253,7 +244,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
             params: quote!(__o: #x::ByteOrder),
             pro: phase_pro,
             epi: TokenStream::new(),
-            err,
+            err: quote!(.map_err(|__e| __e.shifted(__base))),
         },
         field,
     );

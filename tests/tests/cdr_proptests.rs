@@ -360,10 +360,10 @@ fn errors_inside_a_phased_segment_have_message_offsets() {
         for skip in 0..8usize {
             let v = (vec![0xaau8; skip], p);
             let b = to_vec(&v, o).unwrap();
-            // The struct starts after the length and the octets; `b` is 24 bytes into an
-            // aligned layout, and the phase moves only `o` relative to the 8-byte boundary.
+            // The struct starts after the length and the octets with `o`; `d` is at the next
+            // multiple of 8, then `s` (2 bytes), `c` (aligned to 4) and `b` 16 bytes after `d`.
             let start = 4 + skip;
-            let d_at = start.next_multiple_of(8).max(start + 1).next_multiple_of(8);
+            let d_at = (start + 1).next_multiple_of(8);
             let b_at = d_at + 16;
             assert_eq!(b[b_at], 1, "skip {skip}");
             let mut bad = b.clone();

@@ -6,8 +6,7 @@ pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader,
 pub use marshal_core::place::FieldGuard;
 
 pub use crate::traits::{
-    decode_by_place, decode_flat_into, decode_phased, encode_phased, fixed_segment, phased_chunk,
-    phased_segment,
+    decode_by_place, decode_flat_into, decode_phased, encode_phased, phased_chunk, phased_segment,
 };
 pub use crate::{ByteOrder, Decode, Encode, Shape};
 

@@ -143,9 +143,9 @@ pub trait Decode<'de>: Sized {
         Ok(out.write(Self::decode(r, order)?))
     }
 
-    /// Reads a value of [`Shape::Phased`] shape that starts at a position congruent to `K`
-    /// modulo 8 into `out` (see [`Decode::decode_into`]): the derive implements it with that
-    /// phase's constant layout, and `decode_into` selects the phase at run time
+    /// Reads a value of `Fixed` or `Phased` [`Shape`] that starts at a position congruent to
+    /// `K` modulo 8 into `out` (see [`Decode::decode_into`]): the derive implements it with
+    /// that phase's constant layout, and `decode_into` selects the phase at run time
     /// ([`decode_phased`]). Other types never see it called.
     #[doc(hidden)]
     #[inline]
@@ -257,31 +257,17 @@ pub fn decode_flat_into<'a, T>(
     r.flat_into(out, proof, swaps(order, proof))
 }
 
-/// Skips the padding to `align` and takes the next `size` bytes as a reader whose positions
-/// count from their first byte (see `Reader::detached_segment`), and that byte's position. For
-/// a value of [`Shape::Fixed`] shape, whose alignments inside are at most `align`, padding
-/// relative to the segment is padding relative to the origin, and it folds away.
-#[inline(always)]
-pub fn fixed_segment<'de>(
-    r: &mut Reader<'de>,
-    align: usize,
-    size: usize,
-) -> Result<(Reader<'de>, usize), Error> {
-    r.detached_segment(pad(r.position(), align), size)
-}
-
 /// `v.encode_phase` for the phase of the writer's position (its offset modulo 8): the run-time
-/// selection among the layouts of a type of `Phased` shape. A `Fixed` type has one layout
-/// after its leading padding, so it is padded here and written as phase 0 (its alignments
-/// inside divide its first byte's): one copy of its code, not eight.
+/// selection among the eight layouts of a `Phased` type. A `Fixed` type has one layout after
+/// its leading padding (its alignments inside divide its first byte's), so it is always phase
+/// 0: one copy of its code, not eight.
 #[inline(always)]
 pub fn encode_phased<T: Encode + ?Sized>(
     v: &T,
     w: &mut Writer<'_>,
     order: ByteOrder,
 ) -> Result<(), Error> {
-    if let Shape::Fixed { align, .. } = T::SHAPE {
-        w.put_zeros(pad(w.position(), align))?;
+    if let Shape::Fixed { .. } = T::SHAPE {
         return v.encode_phase::<0>(w, order);
     }
     match w.position() % 8 {
@@ -296,30 +282,38 @@ pub fn encode_phased<T: Encode + ?Sized>(
     }
 }
 
-/// Runs `f` on the segment of a value of `shape` (`Fixed` or `Phased`) starting at phase `K`:
-/// one capacity check for its bytes at that phase, then a writer whose positions count from
-/// `K`, so that alignment inside folds to constants.
+/// Runs `f` on the segment of a value of `shape` at phase `K` (see [`encode_phased`]): one
+/// capacity check, then a writer whose positions count from `K` (a `Phased` value, whose
+/// padding is inside) or from 0 after the padding (a `Fixed` one), so that alignment inside
+/// folds to constants.
 #[inline(always)]
 pub fn phased_chunk<const K: usize>(
     w: &mut Writer<'_>,
     shape: Shape,
     f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    match shape.phase_sizes() {
-        Some(sizes) => w.rebased_chunk(sizes[K % 8], K % 8, f),
+    match shape {
+        Shape::Fixed { align, size } => {
+            w.put_zeros(pad(w.position(), align))?;
+            w.rebased_chunk(size, 0, f)
+        }
+        Shape::Phased { sizes } => w.rebased_chunk(sizes[K % 8], K % 8, f),
         // Not reached: only fixed shapes select a phase.
-        None => f(w),
+        Shape::Shallow | Shape::Deep => f(w),
     }
 }
 
-/// `T::decode_phase` for the phase of the reader's position (its offset modulo 8): the run-time
-/// selection among a [`Shape::Phased`] type's eight layouts.
+/// `T::decode_phase` for the phase of the reader's position: the decoding twin of
+/// [`encode_phased`] (a `Fixed` type is always phase 0).
 #[inline(always)]
 pub fn decode_phased<'a, 'de, T: Decode<'de>>(
     r: &mut Reader<'de>,
     out: &'a mut MaybeUninit<T>,
     order: ByteOrder,
 ) -> Result<&'a mut T, Error> {
+    if let Shape::Fixed { .. } = T::SHAPE {
+        return T::decode_phase::<0>(r, out, order);
+    }
     match r.position() % 8 {
         0 => T::decode_phase::<0>(r, out, order),
         1 => T::decode_phase::<1>(r, out, order),
@@ -332,21 +326,22 @@ pub fn decode_phased<'a, 'de, T: Decode<'de>>(
     }
 }
 
-/// The segment of a [`Shape::Phased`] value starting at phase `K` (`sizes`: its bytes, leading
-/// padding included, by phase): one length check, then a reader whose positions count from
-/// `K`, so that alignment inside folds to constants, and the shift for its errors.
+/// The segment of a value of `shape` at phase `K` (see [`phased_chunk`]): one length check for
+/// it and, for a `Fixed` value, its leading padding; then a reader whose positions count from
+/// `K`, or from 0 after the padding (`Reader::detached_segment`), and the shift that makes its
+/// errors' offsets the message's.
 #[inline(always)]
 pub fn phased_segment<'de, const K: usize>(
     r: &mut Reader<'de>,
     shape: Shape,
 ) -> Result<(Reader<'de>, usize), Error> {
-    let size = match shape {
-        Shape::Phased { sizes } => sizes[K % 8],
-        // Not reached: only `Phased` types select a phase. Reading nothing makes a wrong
-        // claim fail on its first field rather than read the wrong bytes.
-        _ => 0,
-    };
-    r.rebased_segment(size, K % 8)
+    match shape {
+        Shape::Fixed { align, size } => r.detached_segment(pad(r.position(), align), size),
+        Shape::Phased { sizes } => r.rebased_segment(sizes[K % 8], K % 8),
+        // Not reached: only fixed shapes select a phase. Reading nothing makes a wrong claim
+        // fail on its first field rather than read the wrong bytes.
+        Shape::Shallow | Shape::Deep => r.rebased_segment(0, 0),
+    }
 }
 
 /// Skips the padding that aligns the reader to `align`. Decoders accept any padding bytes:

@@ -12,6 +12,8 @@
 
 use crate::field_type::Kind;
 use crate::format::{Field, Format, MAX_DEPTH, MAX_FIELDS};
+use marshal_core::Reader;
+
 use crate::{ByteOrder, Error, ErrorKind, FormatId};
 
 /// The description version this crate writes and reads.
@@ -57,60 +59,39 @@ fn record(f: &Format, out: &mut Vec<u8>) {
     }
 }
 
-/// A cursor over the description; offsets in errors count from the start of `to_bytes`.
-struct Cursor<'a> {
-    b: &'a [u8],
-    pos: usize,
+// The description is read with the framework's `Reader`, based at 16 (after the id) so that
+// offsets in errors count from the start of `to_bytes`; these read its fields.
+
+fn invalid(at: usize, msg: String) -> Error {
+    Error::new(ErrorKind::InvalidFormat(msg), at)
 }
 
-impl<'a> Cursor<'a> {
-    fn at(&self) -> usize {
-        16 + self.pos
-    }
-    fn invalid(&self, at: usize, msg: String) -> Error {
-        Error::new(ErrorKind::InvalidFormat(msg), at)
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        let rest = &self.b[self.pos..];
-        if n > rest.len() {
-            return Err(Error::new(
-                ErrorKind::UnexpectedEnd {
-                    needed: n,
-                    remaining: rest.len(),
-                },
-                self.at(),
-            ));
-        }
-        self.pos += n;
-        Ok(&rest[..n])
-    }
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
-        Ok(self.take(N)?.try_into().expect("take(N) has N bytes"))
-    }
-    fn u8(&mut self) -> Result<u8, Error> {
-        Ok(self.array::<1>()?[0])
-    }
-    fn u16(&mut self) -> Result<usize, Error> {
-        Ok(u16::from_be_bytes(self.array()?).into())
-    }
-    fn u32(&mut self) -> Result<usize, Error> {
-        let at = self.at();
-        let v = u32::from_be_bytes(self.array()?);
-        usize::try_from(v).map_err(|_| self.invalid(at, format!("{v} does not fit this machine")))
-    }
-    fn u64(&mut self) -> Result<usize, Error> {
-        let at = self.at();
-        let v = u64::from_be_bytes(self.array()?);
-        usize::try_from(v).map_err(|_| self.invalid(at, format!("{v} does not fit this machine")))
-    }
-    fn name(&mut self) -> Result<String, Error> {
-        let n = self.u16()?;
-        let at = self.at();
-        let b = self.take(n)?;
-        core::str::from_utf8(b)
-            .map(str::to_owned)
-            .map_err(|_| Error::new(ErrorKind::InvalidUtf8, at))
-    }
+fn u8_at(r: &mut Reader<'_>) -> Result<u8, Error> {
+    Ok(r.array::<1>()?[0])
+}
+
+fn u16_at(r: &mut Reader<'_>) -> Result<usize, Error> {
+    Ok(u16::from_be_bytes(r.array()?).into())
+}
+
+fn u32_at(r: &mut Reader<'_>) -> Result<usize, Error> {
+    let at = r.position();
+    let v = u32::from_be_bytes(r.array()?);
+    usize::try_from(v).map_err(|_| invalid(at, format!("{v} does not fit this machine")))
+}
+
+fn u64_at(r: &mut Reader<'_>) -> Result<usize, Error> {
+    let at = r.position();
+    let v = u64::from_be_bytes(r.array()?);
+    usize::try_from(v).map_err(|_| invalid(at, format!("{v} does not fit this machine")))
+}
+
+fn name_at(r: &mut Reader<'_>) -> Result<String, Error> {
+    let n = u16_at(r)?;
+    let at = r.position();
+    core::str::from_utf8(r.take(n)?)
+        .map(str::to_owned)
+        .map_err(|_| Error::new(ErrorKind::InvalidUtf8, at))
 }
 
 /// [`Format::from_bytes`].
@@ -135,20 +116,13 @@ pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Format, Error> {
             0,
         ));
     }
-    let mut c = Cursor { b: d, pos: 0 };
-    let v = c.u8()?;
+    let mut r = Reader::new(d, 16);
+    let v = u8_at(&mut r)?;
     if v != VERSION {
-        return Err(c.invalid(16, format!("unknown description version {v}")));
+        return Err(invalid(16, format!("unknown description version {v}")));
     }
-    let f = read_record(&mut c, 0)?;
-    if c.pos != d.len() {
-        return Err(Error::new(
-            ErrorKind::TrailingBytes {
-                count: d.len() - c.pos,
-            },
-            c.at(),
-        ));
-    }
+    let f = read_record(&mut r, 0)?;
+    r.finish()?;
     // `build` sorted what it read and hashed its own encoding: a different id means the input
     // was another arrangement of the same facts.
     if f.id != id {
@@ -160,59 +134,62 @@ pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Format, Error> {
     Ok(f)
 }
 
-fn read_record(c: &mut Cursor<'_>, depth: usize) -> Result<Format, Error> {
-    let start = c.at();
+fn read_record(r: &mut Reader<'_>, depth: usize) -> Result<Format, Error> {
+    let start = r.position();
     if depth > MAX_DEPTH {
-        return Err(c.invalid(
+        return Err(invalid(
             start,
             format!("records nested deeper than {MAX_DEPTH} levels"),
         ));
     }
-    let name = c.name()?;
-    let at = c.at();
-    let order = ByteOrder::from_code(c.u8()?)
-        .ok_or_else(|| c.invalid(at, "byte order is neither 0 (big) nor 1 (little)".into()))?;
-    let size = c.u64()?;
-    let n_nested = c.u16()?;
+    let name = name_at(r)?;
+    let at = r.position();
+    let order = ByteOrder::from_code(u8_at(r)?)
+        .ok_or_else(|| invalid(at, "byte order is neither 0 (big) nor 1 (little)".into()))?;
+    let size = u64_at(r)?;
+    let n_nested = u16_at(r)?;
     let mut nested = Vec::new();
     for _ in 0..n_nested {
-        nested.push(read_record(c, depth + 1)?);
+        nested.push(read_record(r, depth + 1)?);
     }
-    let at = c.at();
-    let n_fields = c.u16()?;
+    let at = r.position();
+    let n_fields = u16_at(r)?;
     if n_fields > MAX_FIELDS {
-        return Err(c.invalid(at, format!("{n_fields} fields, more than {MAX_FIELDS}")));
+        return Err(invalid(
+            at,
+            format!("{n_fields} fields, more than {MAX_FIELDS}"),
+        ));
     }
     let mut fields = Vec::new();
     for _ in 0..n_fields {
-        let fname = c.name()?;
-        let at = c.at();
-        let kind = match c.u8()? {
+        let fname = name_at(r)?;
+        let at = r.position();
+        let kind = match u8_at(r)? {
             0 => Kind::Int,
             1 => Kind::UInt,
             2 => Kind::Float,
             3 => Kind::Char,
             4 => Kind::Bool,
             5 => Kind::String,
-            6 => Kind::Record(c.name()?),
-            k => return Err(c.invalid(at, format!("field `{fname}`: unknown kind {k}"))),
+            6 => Kind::Record(name_at(r)?),
+            k => return Err(invalid(at, format!("field `{fname}`: unknown kind {k}"))),
         };
-        let size = c.u32()?;
-        let offset = c.u64()?;
-        let at = c.at();
-        let var = match c.u8()? {
+        let size = u32_at(r)?;
+        let offset = u64_at(r)?;
+        let at = r.position();
+        let var = match u8_at(r)? {
             0 => false,
             1 => true,
-            v => return Err(c.invalid(at, format!("field `{fname}`: variable flag {v}"))),
+            v => return Err(invalid(at, format!("field `{fname}`: variable flag {v}"))),
         };
-        let at = c.at();
-        let ndims = c.u8()?;
+        let at = r.position();
+        let ndims = u8_at(r)?;
         if usize::from(ndims) > crate::field_type::MAX_DIMS {
-            return Err(c.invalid(at, format!("field `{fname}`: {ndims} dimensions")));
+            return Err(invalid(at, format!("field `{fname}`: {ndims} dimensions")));
         }
         let mut dims = Vec::with_capacity(ndims.into());
         for _ in 0..ndims {
-            dims.push(c.u64()?);
+            dims.push(u64_at(r)?);
         }
         fields.push(Field {
             name: fname,
