@@ -13,6 +13,13 @@ command -v rpcgen >/dev/null 2>&1 || need+=(rpcsvc-proto)
 command -v omniidl >/dev/null 2>&1 || need+=(omniidl)
 [ -f /usr/include/omniORB4/CORBA.h ] || need+=(libomniorb4-dev)
 dpkg -s omniorb >/dev/null 2>&1 || need+=(omniorb)
+# The NDR foreign-architecture senders: i386 (`gcc -m32`; gcc-multilib would conflict with the
+# cross compiler) and s390x (a cross gcc, run under qemu's user-mode emulator).
+[ -f /usr/include/x86_64-linux-gnu/gnu/stubs-32.h ] || need+=(libc6-dev-i386)
+[ -f /usr/lib/gcc/x86_64-linux-gnu/12/32/crtbegin.o ] || need+=(lib32gcc-12-dev)
+command -v s390x-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-s390x-linux-gnu)
+[ -f /usr/s390x-linux-gnu/lib/libc.a ] || need+=(libc6-dev-s390x-cross)
+command -v qemu-s390x >/dev/null 2>&1 || need+=(qemu-user)
 if [ ${#need[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need[*]}"
   sudo=""

@@ -73,6 +73,13 @@ pub enum ErrorKind {
     InvalidByteOrder(u8),
     /// A format description (NDR) that is not valid: what is wrong, with the field it is in.
     InvalidFormat(String),
+    /// An incoming NDR format that cannot be converted to the local type: which field, and why.
+    Incompatible(String),
+    /// A value that does not fit the type it converts to (NDR narrowing): the value, in
+    /// decimal, and the target type.
+    DoesNotFit { value: String, target: &'static str },
+    /// An NDR message whose format id is neither registered nor resolvable.
+    UnknownFormat(String),
     /// Anything else, described in words.
     Custom(String),
 }
@@ -203,6 +210,11 @@ impl fmt::Display for ErrorKind {
             ErrorKind::InvalidByteOrder(b) => {
                 write!(f, "invalid byte-order flag {b} (expected 0 or 1)")
             }
+            ErrorKind::Incompatible(why) => write!(f, "incompatible formats: {why}"),
+            ErrorKind::DoesNotFit { value, target } => {
+                write!(f, "value {value} does not fit {target}")
+            }
+            ErrorKind::UnknownFormat(id) => write!(f, "unknown format id {id}"),
             ErrorKind::InvalidFormat(msg) => write!(f, "invalid format description: {msg}"),
             ErrorKind::Custom(msg) => f.write_str(msg),
         }

@@ -69,6 +69,14 @@ impl<'a> Container<'a> {
                 ));
             }
         }
+        if let Some(span) = attrs.default_missing {
+            if !matches!(&input.data, syn::Data::Struct(_)) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "`default_missing` applies to a struct (NDR records are structs)",
+                ));
+            }
+        }
         let data = match &input.data {
             syn::Data::Struct(s) => Data::Struct(Fields::from_ast(
                 cx,

@@ -13,6 +13,7 @@ mod kw {
     syn::custom_keyword!(tag);
     syn::custom_keyword!(default);
     syn::custom_keyword!(discriminant);
+    syn::custom_keyword!(default_missing);
 }
 
 /// One item inside `#[marshal(...)]`.
@@ -21,6 +22,7 @@ enum Item {
     Tag(kw::tag, Option<Token![-]>, LitInt),
     Default(kw::default),
     Discriminant(kw::discriminant, Box<syn::Type>),
+    DefaultMissing(kw::default_missing),
 }
 
 impl Parse for Item {
@@ -36,6 +38,8 @@ impl Parse for Item {
             Ok(Item::Tag(k, input.parse()?, input.parse()?))
         } else if la.peek(kw::default) {
             Ok(Item::Default(input.parse()?))
+        } else if la.peek(kw::default_missing) {
+            Ok(Item::DefaultMissing(input.parse()?))
         } else if la.peek(kw::discriminant) {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -53,6 +57,7 @@ impl Item {
             Item::Tag(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Default(k) => k.span,
             Item::Discriminant(k, t) => k.span.join(t.span()).unwrap_or(k.span),
+            Item::DefaultMissing(k) => k.span,
         }
     }
 }
@@ -154,6 +159,10 @@ impl Variant {
                     item.span(),
                     "`discriminant` belongs on the enum, not on a variant",
                 )),
+                Item::DefaultMissing(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`default_missing` belongs on a struct, not on a variant",
+                )),
             }
         }
         a
@@ -165,6 +174,8 @@ impl Variant {
 pub struct Container {
     /// `#[marshal(discriminant = T)]`: the type a CDR union switches on (default `i32`).
     pub discriminant: Option<Spanned<syn::Type>>,
+    /// `#[marshal(default_missing)]`: NDR fields an incoming format lacks come from `Default`.
+    pub default_missing: Option<Span>,
 }
 
 const DISCRIMINANTS: [&str; 6] = ["i16", "u16", "i32", "u32", "u8", "bool"];
@@ -192,6 +203,15 @@ impl Container {
                         span,
                         "discriminant",
                     );
+                }
+                Item::DefaultMissing(k) => {
+                    if a.default_missing.is_some() {
+                        cx.syn_error(syn::Error::new(
+                            k.span,
+                            "duplicate `default_missing` attribute",
+                        ));
+                    }
+                    a.default_missing = Some(k.span);
                 }
                 other => cx.syn_error(syn::Error::new(
                     other.span(),

@@ -13,6 +13,8 @@ mod cdr;
 #[allow(dead_code)] // used by whichever formats are enabled
 mod common;
 mod ctxt;
+#[cfg(feature = "ndr")]
+mod ndr;
 #[cfg(feature = "xdr")]
 mod xdr;
 
@@ -36,6 +38,8 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
     out.extend(xdr::expand(&cont));
     #[cfg(feature = "iiop")]
     out.extend(cdr::expand(&cont));
+    #[cfg(feature = "ndr")]
+    out.extend(ndr::expand(&cont));
     let _ = &cont;
     Ok(quote! {
         #[doc(hidden)]

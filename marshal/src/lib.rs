@@ -119,11 +119,52 @@ pub mod cdr {
     };
 }
 
-/// NDR (feature `ndr`), after PBIO: format descriptions of native record layouts, their
-/// canonical bytes and ids. (Sending, receiving and conversion come next.)
+/// NDR (feature `ndr`), after PBIO: a sender puts its own memory layout on the wire with the id
+/// of a format description; the receiver converts, matching fields by name.
+///
+/// | Rust | NDR field |
+/// |---|---|
+/// | `i8`…`i64`, `u8`…`u64` | `integer`, `unsigned integer` of that size |
+/// | `f32`, `f64` | `float` of that size |
+/// | `bool` | `boolean` (1 byte) |
+/// | `[u8; N]` | `unsigned integer[N]`; a C `char[N]` converts into it |
+/// | `[T; N]`, `[[T; M]; N]` | `T[N]`, `T[N][M]` |
+/// | `String` | `string`: an (offset, length) slot, the bytes after the fixed part |
+/// | `Vec<T>` | `T[]`: an (offset, count) slot, the elements after the fixed part |
+/// | a derived struct | a nested record, by its own format |
+///
+/// ```
+/// use marshal::ndr::{to_message, ByteOrder, Format, IOField, Receiver};
+///
+/// #[derive(marshal::Marshal, Debug, PartialEq)]
+/// #[repr(C)]
+/// struct Sample { id: i64, value: f64 }
+///
+/// // Sending: a padding-free `#[repr(C)]` record goes out as its own bytes.
+/// assert!(Format::of::<Sample>().is_zero_copy());
+/// let msg = to_message(&Sample { id: 7, value: 2.5 })?;
+///
+/// // Receiving: the receiver needs the sender's format (registered, or sent on the stream).
+/// let mut rx = Receiver::new();
+/// rx.register(Format::of::<Sample>());
+/// assert_eq!(rx.decode::<Sample>(&msg)?, Sample { id: 7, value: 2.5 });
+///
+/// // A big-endian sender with a 4-byte `id`, fields in the other order: converted by name.
+/// let theirs = Format::from_fields("Sample", ByteOrder::Big, 12,
+///     &[IOField::new("value", "float", 8, 0), IOField::new("id", "integer", 4, 8)], &[])?;
+/// let mut record = 2.5f64.to_be_bytes().to_vec();
+/// record.extend_from_slice(&7i32.to_be_bytes());
+/// assert_eq!(rx.convert::<Sample>(&theirs, &record)?, Sample { id: 7, value: 2.5 });
+/// # Ok::<(), marshal::Error>(())
+/// ```
 #[cfg(feature = "ndr")]
 pub mod ndr {
-    pub use wire_ndr::{ByteOrder, Field, Format, FormatId, IOField, Kind};
+    pub use wire_ndr::{
+        format_frame, frame_len, interp, message_from_body, parse_frame, parse_message, plan,
+        prepare, to_body, to_message, write_message, ByteOrder, Field, Format, FormatCache,
+        FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType, Outgoing,
+        Receiver, Record, Resolver, HEADER_LEN,
+    };
 }
 
 /// GIOP (CORBA's General Inter-ORB Protocol, 1.0–1.2): messages, object references
@@ -150,6 +191,8 @@ pub mod giop {
 pub mod __private {
     #[cfg(feature = "iiop")]
     pub use wire_iiop::__private as iiop;
+    #[cfg(feature = "ndr")]
+    pub use wire_ndr::__private as ndr;
     #[cfg(feature = "xdr")]
     pub use wire_xdr::__private as xdr;
 }

@@ -105,7 +105,9 @@ impl Field {
 /// and the formats of the records nested in it (sorted by name). Always valid: fields lie
 /// inside the record without overlapping, sizes suit kinds, dimensions cannot overflow, and
 /// nested records exist and have the size their fields say.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two formats are equal when they describe the same layout (their ids are equal).
+#[derive(Debug, Clone)]
 pub struct Format {
     pub(crate) name: String,
     pub(crate) order: ByteOrder,
@@ -113,7 +115,28 @@ pub struct Format {
     pub(crate) fields: Vec<Field>,
     pub(crate) nested: Vec<Format>,
     pub(crate) id: FormatId,
+    /// A local type whose records go out as their own bytes (not part of the description).
+    pub(crate) zero_copy: bool,
 }
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        (
+            &self.name,
+            self.order,
+            self.size,
+            &self.fields,
+            &self.nested,
+        ) == (
+            &other.name,
+            other.order,
+            other.size,
+            &other.fields,
+            &other.nested,
+        )
+    }
+}
+impl Eq for Format {}
 
 impl Format {
     /// Builds and validates a format from a PBIO-style field list. `record_size` is
@@ -198,6 +221,7 @@ impl Format {
             fields,
             nested,
             id: FormatId::from_bytes([0; 16]),
+            zero_copy: false,
         };
         f.validate(depth)?;
         f.id = FormatId::of_description(&canonical::description(&f));
@@ -297,6 +321,20 @@ impl Format {
             prev = Some((f, end));
         }
         Ok(())
+    }
+
+    /// The native format of a derived type: its name, this machine's byte order, `size_of`,
+    /// and each field's name, kind, size and `offset_of!`; nested records by their own formats.
+    /// Built once per type and kept.
+    pub fn of<T: crate::Record>() -> Format {
+        T::format().clone()
+    }
+
+    /// Whether records of this format are sent as their own bytes, with no copy: true for the
+    /// [native format](Format::of) of a padding-free, pointer-free type; false for formats
+    /// built from fields or bytes, which describe someone else's records.
+    pub fn is_zero_copy(&self) -> bool {
+        self.zero_copy
     }
 
     /// Parses and validates a description made by [`Format::to_bytes`]: the 16-byte id, then

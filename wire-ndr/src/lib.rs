@@ -2,13 +2,18 @@
 //! wire with the id of a *format description*, and the receiver converts ("receiver makes
 //! right"), matching fields by name.
 //!
-//! This crate holds the format machinery:
 //! - [`Format`]: a record's name, byte order, size, and for each field its name, kind, element
 //!   size, offset and array dimensions; nested records by name. Built from a PBIO-style field
-//!   list ([`Format::from_fields`] with [`IOField`]s) and fully validated.
+//!   list ([`Format::from_fields`] with [`IOField`]s), from a derived type
+//!   ([`Format::of`]), or from its canonical bytes, and always validated.
 //! - A canonical, versioned, byte-order independent encoding ([`Format::to_bytes`],
 //!   [`Format::from_bytes`]) and the [`FormatId`] derived from it, so identical formats get
 //!   identical ids on every machine without a central server.
+//! - Sending: [`to_message`] (one buffer, padding zeroed) and [`prepare`] (a header and the
+//!   value's own bytes when its type is padding-free and pointer-free).
+//! - Receiving: a [`Receiver`] builds a conversion [`Plan`](plan::Plan) per (incoming format,
+//!   local type) and runs it in the [interpreter](interp).
+//! - [`DynRecord`]: records read by field name with no Rust type, printed as JSON.
 //!
 //! ```
 //! use wire_ndr::{ByteOrder, Format, IOField};
@@ -29,11 +34,42 @@ mod canonical;
 mod field_type;
 mod format;
 mod format_id;
+pub mod interp;
+mod message;
+mod native;
 mod order;
+pub mod plan;
+mod receiver;
+pub(crate) mod registry;
+mod resolver;
 
 pub use field_type::Kind;
 pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_FIELDS, MAX_RECORD_SIZE};
 pub use format_id::FormatId;
+pub use message::{
+    format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
+    write_all_vectored, write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN,
+    HEADER_LEN, RECORD_MAGIC,
+};
+pub use native::{
+    as_bytes, from_body, to_body, write_body, ArrayElement, Native, NativeField, NativeRecord,
+    NativeType, Record, VarElement,
+};
 pub use order::ByteOrder;
+pub use receiver::Receiver;
+pub use resolver::{FormatCache, Resolver};
 
 pub use marshal_core::{Error, ErrorKind};
+
+/// Items the derive's output uses. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::native::{
+        read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, Record,
+        VarElement,
+    };
+    pub use crate::registry::local as local_format;
+    pub use crate::Format;
+    pub use marshal_core::Error;
+    pub use std::sync::OnceLock;
+}

@@ -1,0 +1,330 @@
+//! The interpreter: executes a [`Plan`] step by step, from an incoming body into a local one.
+//!
+//! Bounds: the incoming body is checked once to hold the incoming fixed part, and validated
+//! formats keep every field inside its record, so fixed reads need no further check; every
+//! variable part's offset and length is checked against the body before it is read
+//! ([`check_var`]), counting at least one byte per element so a count never exceeds the bytes
+//! that would hold it. The output may grow to at most 16 times the incoming body plus the
+//! local fixed part, so a hostile message cannot make it allocate more than its size
+//! justifies (widening `i8` to `i64` is 8×).
+
+use core::mem::MaybeUninit;
+
+use marshal_core::swap;
+
+use crate::field_type::SLOT;
+use crate::native::check_var;
+use crate::plan::{IntRepr, Op, Plan, Step};
+use crate::{Error, ErrorKind};
+
+/// How much bigger than the incoming body the output may grow.
+pub const EXPANSION: usize = 16;
+
+/// Converts the body `src` (incoming layout) into `out` (local layout): `out` is resized to the
+/// local fixed part, then variable parts are appended. Fixed-part bytes that no field covers
+/// (padding) keep whatever `out` held; every field's bytes are written.
+pub fn run(plan: &Plan, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+    if src.len() < plan.src_size {
+        return Err(Error::new(
+            ErrorKind::UnexpectedEnd {
+                needed: plan.src_size,
+                remaining: src.len(),
+            },
+            0,
+        ));
+    }
+    out.truncate(plan.dst_size);
+    out.resize(plan.dst_size, 0);
+    let r = Run {
+        templates: &plan.templates,
+        limit: src
+            .len()
+            .saturating_mul(EXPANSION)
+            .saturating_add(plan.dst_size)
+            .saturating_add(4096),
+    };
+    r.steps(&plan.steps, src, 0, out, 0)
+}
+
+struct Run<'p> {
+    templates: &'p [Vec<u8>],
+    limit: usize,
+}
+
+impl Run<'_> {
+    fn steps(
+        &self,
+        steps: &[Step],
+        src: &[u8],
+        sbase: usize,
+        out: &mut Vec<u8>,
+        dbase: usize,
+    ) -> Result<(), Error> {
+        for s in steps {
+            self.op(
+                &s.op,
+                s.count,
+                src,
+                sbase + s.src,
+                out,
+                dbase + s.dst,
+                s.count != 1,
+            )
+            .map_err(|e| e.in_field(s.field))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `op` on `count` elements from `src[s..]` to `out[d..]`; errors name the element
+    /// when `indexed` (an array).
+    #[allow(clippy::too_many_arguments)]
+    fn op(
+        &self,
+        op: &Op,
+        count: usize,
+        src: &[u8],
+        s: usize,
+        out: &mut Vec<u8>,
+        d: usize,
+        indexed: bool,
+    ) -> Result<(), Error> {
+        let ix = |e: Error, i: usize| if indexed { e.at_index(i) } else { e };
+        match op {
+            Op::Copy { width } => {
+                let n = count * width;
+                out[d..d + n].copy_from_slice(&src[s..s + n]);
+            }
+            Op::Swap { width } => {
+                let n = count * width;
+                let from = &src[s..s + n];
+                let to = uninit(&mut out[d..d + n]);
+                match width {
+                    2 => swap::copy_swap2(to, from),
+                    4 => swap::copy_swap4(to, from),
+                    _ => swap::copy_swap8(to, from),
+                }
+            }
+            Op::Int { from, to } => {
+                let (fs, ts) = (from.size as usize, to.size as usize);
+                for i in 0..count {
+                    let v = read_int(&src[s + i * fs..s + (i + 1) * fs], *from);
+                    write_int(&mut out[d + i * ts..d + (i + 1) * ts], *to, v)
+                        .map_err(|e| ix(Error::new(e, s + i * fs), i))?;
+                }
+            }
+            Op::Float { from, to, swap } => {
+                for i in 0..count {
+                    let b = &src[s + i * from..s + (i + 1) * from];
+                    let v = if *from == 4 {
+                        f64::from(f32::from_bits(read_int(b, repr(4, *swap)) as u32))
+                    } else {
+                        f64::from_bits(read_int(b, repr(8, *swap)) as u64)
+                    };
+                    let at = d + i * to;
+                    if *to == 4 {
+                        let n = v as f32;
+                        if v.is_finite() && n.is_infinite() {
+                            return Err(ix(
+                                Error::new(
+                                    ErrorKind::DoesNotFit {
+                                        value: v.to_string(),
+                                        target: "f32",
+                                    },
+                                    s + i * from,
+                                ),
+                                i,
+                            ));
+                        }
+                        out[at..at + 4].copy_from_slice(&n.to_ne_bytes());
+                    } else {
+                        out[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+                    }
+                }
+            }
+            Op::Bool { from } => {
+                for i in 0..count {
+                    let b = &src[s + i * from..s + (i + 1) * from];
+                    out[d + i] = u8::from(b.iter().any(|&x| x != 0));
+                }
+            }
+            Op::Str { swap } => {
+                for i in 0..count {
+                    let at = s + i * SLOT;
+                    let (off, len) = read_slot(src, at, *swap);
+                    check_var(src.len(), at, off, len, 1).map_err(|e| ix(e, i))?;
+                    let doff = self.grow(out, len, at)?;
+                    out.extend_from_slice(&src[off..off + len]);
+                    write_slot(out, d + i * SLOT, doff, len);
+                }
+            }
+            Op::Var {
+                swap,
+                src_elem,
+                dst_elem,
+                elem,
+            } => {
+                let (off, n) = read_slot(src, s, *swap);
+                check_var(src.len(), s, off, n, *src_elem)?;
+                let doff = self.grow(out, n.saturating_mul(*dst_elem), s)?;
+                out.resize(doff + n * dst_elem, 0);
+                self.op(&elem.op, n, src, off, out, doff, true)?;
+                write_slot(out, d, doff, n);
+            }
+            Op::Records {
+                src_stride,
+                dst_stride,
+                steps,
+            } => {
+                for i in 0..count {
+                    self.steps(steps, src, s + i * src_stride, out, d + i * dst_stride)
+                        .map_err(|e| ix(e, i))?;
+                }
+            }
+            Op::Template { index, steps } => {
+                self.steps(steps, &self.templates[*index], 0, out, d)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pads `out` to a multiple of 8 and checks that `more` bytes fit the output limit;
+    /// returns where they go.
+    fn grow(&self, out: &mut Vec<u8>, more: usize, at: usize) -> Result<usize, Error> {
+        let start = out.len().next_multiple_of(8);
+        match start.checked_add(more) {
+            Some(end) if end <= self.limit && u32::try_from(end).is_ok() => {
+                out.resize(start, 0);
+                out.reserve(more);
+                Ok(start)
+            }
+            _ => Err(Error::new(
+                ErrorKind::TooManyElements {
+                    count: more as u64,
+                    limit: self.limit.saturating_sub(start) as u64,
+                },
+                at,
+            )),
+        }
+    }
+}
+
+fn repr(size: u8, swap: bool) -> IntRepr {
+    IntRepr {
+        size,
+        signed: false,
+        swap,
+    }
+}
+
+/// `&mut [u8]` as `&mut [MaybeUninit<u8>]` for the swap kernels.
+fn uninit(b: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. The callers pass the result only to
+    // `marshal_core::swap::copy_swap*`, which write initialised bytes to every element and
+    // never write an uninitialised one, so `b` stays initialised.
+    unsafe { &mut *(b as *mut [u8] as *mut [MaybeUninit<u8>]) }
+}
+
+/// Reads an integer of `r.size` bytes (the slice's length) as `i128`, sign- or zero-extended.
+fn read_int(b: &[u8], r: IntRepr) -> i128 {
+    let mut w = [0u8; 8];
+    let n = b.len();
+    if r.swap != cfg!(target_endian = "big") {
+        // Big-endian bytes (incoming swapped on a little-endian host, or native on a big one).
+        w[..n].copy_from_slice(b);
+        w[..n].reverse();
+    } else {
+        w[..n].copy_from_slice(b);
+    }
+    // `w` now holds the value little-endian in its low `n` bytes.
+    let u = u64::from_le_bytes(w);
+    if r.signed && n < 8 {
+        let shift = 64 - 8 * n as u32;
+        i128::from(((u << shift) as i64) >> shift)
+    } else if r.signed {
+        i128::from(u as i64)
+    } else {
+        i128::from(u)
+    }
+}
+
+/// Writes `v` as the native integer `r`, or says it does not fit.
+fn write_int(b: &mut [u8], r: IntRepr, v: i128) -> Result<(), ErrorKind> {
+    let bits = 8 * u32::from(r.size);
+    let (min, max) = if r.signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    if v < min || v > max {
+        return Err(ErrorKind::DoesNotFit {
+            value: v.to_string(),
+            target: r.type_name(),
+        });
+    }
+    let le = (v as i64).to_le_bytes();
+    let n = r.size as usize;
+    if cfg!(target_endian = "big") {
+        let mut be = [0u8; 8];
+        be[..n].copy_from_slice(&le[..n]);
+        be[..n].reverse();
+        b.copy_from_slice(&be[..n]);
+    } else {
+        b.copy_from_slice(&le[..n]);
+    }
+    Ok(())
+}
+
+/// A slot at `src[at..at + 8]` (inside the checked fixed part or a checked element).
+fn read_slot(src: &[u8], at: usize, swap: bool) -> (usize, usize) {
+    let word = |i: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&src[i..i + 4]);
+        if swap {
+            w.reverse();
+        }
+        u32::from_ne_bytes(w) as usize
+    };
+    (word(at), word(at + 4))
+}
+
+/// Writes a native slot. `off` and `len` fit `u32`: `grow` keeps the output below 4 GiB and
+/// `len` came from a `u32`.
+fn write_slot(out: &mut [u8], at: usize, off: usize, len: usize) {
+    out[at..at + 4].copy_from_slice(&(off as u32).to_ne_bytes());
+    out[at + 4..at + 8].copy_from_slice(&(len as u32).to_ne_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_round_trip_through_i128() {
+        let r = |size, signed, swap| IntRepr { size, signed, swap };
+        assert_eq!(read_int(&(-5i16).to_ne_bytes(), r(2, true, false)), -5);
+        assert_eq!(
+            read_int(
+                &(-5i16).to_be_bytes(),
+                r(2, true, cfg!(target_endian = "little"))
+            ),
+            -5
+        );
+        assert_eq!(
+            read_int(&u64::MAX.to_ne_bytes(), r(8, false, false)),
+            i128::from(u64::MAX)
+        );
+        assert_eq!(read_int(&[0xff], r(1, true, false)), -1);
+        assert_eq!(read_int(&[0xff], r(1, false, true)), 255);
+        let mut b = [0u8; 2];
+        write_int(&mut b, r(2, true, false), -300).unwrap();
+        assert_eq!(i16::from_ne_bytes(b), -300);
+        assert_eq!(
+            write_int(&mut b, r(2, false, false), -1)
+                .unwrap_err()
+                .to_string(),
+            "value -1 does not fit u16"
+        );
+        assert!(write_int(&mut [0u8; 1], r(1, true, false), 128).is_err());
+        assert!(write_int(&mut [0u8; 1], r(1, true, false), -128).is_ok());
+    }
+}
