@@ -157,8 +157,17 @@ pub mod cdr {
 /// assert_eq!(rx.convert::<Sample>(&theirs, &record)?, Sample { id: 7, value: 2.5 });
 /// # Ok::<(), marshal::Error>(())
 /// ```
+///
+/// With feature `transports`, [`NdrWriter`](ndr::NdrWriter) and [`NdrReader`](ndr::NdrReader)
+/// carry records over a stream (TCP) with each format sent once before its first record, and
+/// a [`FormatServer`](ndr::FormatServer) answers format ids for receivers that resolve with a
+/// [`FormatClient`](ndr::FormatClient).
 #[cfg(feature = "ndr")]
 pub mod ndr {
+    #[cfg(feature = "transports")]
+    pub use transports::ndr::{
+        FormatClient, FormatServer, FormatServerHandle, NdrReader, NdrWriter,
+    };
     pub use wire_ndr::{
         format_frame, frame_len, interp, message_from_body, parse_frame, parse_message, plan,
         prepare, to_body, to_message, write_message, ByteOrder, Field, Format, FormatCache,

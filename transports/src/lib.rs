@@ -2,7 +2,11 @@
 //!
 //! - feature `iiop`: [`giop`], a GIOP 1.0–1.2 client ([`giop::Client`]) and server
 //!   ([`giop::Server`]) over TCP (IIOP) that interoperate with omniORB.
+//! - feature `ndr`: [`ndr`], NDR record streams that carry their format descriptions
+//!   (connected mode) and a format server with its resolver (non-connected mode).
 
 #[cfg(feature = "iiop")]
 pub mod giop;
 mod io_util;
+#[cfg(feature = "ndr")]
+pub mod ndr;
