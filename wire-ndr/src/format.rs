@@ -91,6 +91,29 @@ impl Field {
     pub fn elements(&self) -> usize {
         self.dims.iter().product()
     }
+    /// The PBIO type string: `"integer"`, `"float[3][4]"`, `"point[]"`, …
+    pub fn type_name(&self) -> String {
+        let mut t = match &self.kind {
+            Kind::Int => "integer".to_owned(),
+            Kind::UInt => "unsigned integer".to_owned(),
+            Kind::Float => "float".to_owned(),
+            Kind::Char => "char".to_owned(),
+            Kind::Bool => "boolean".to_owned(),
+            Kind::String => "string".to_owned(),
+            Kind::Record(r) => r.clone(),
+        };
+        for d in &self.dims {
+            t.push_str(&format!("[{d}]"));
+        }
+        if self.var {
+            t.push_str("[]");
+        }
+        t
+    }
+    /// The field as PBIO describes it.
+    pub fn io_field(&self) -> IOField {
+        IOField::new(&self.name, &self.type_name(), self.size, self.offset)
+    }
     /// Bytes the field takes in the fixed part.
     pub fn extent(&self) -> usize {
         if self.var {
@@ -381,6 +404,21 @@ impl Format {
     /// The formats of the records nested in this one, by name.
     pub fn nested(&self) -> &[Format] {
         &self.nested
+    }
+    /// The fields as a PBIO field list: `Format::from_fields(f.name(), f.byte_order(),
+    /// f.size(), &f.io_fields(), f.nested())` rebuilds `f`.
+    ///
+    /// ```
+    /// use wire_ndr::{ByteOrder, Format, IOField};
+    /// let f = Format::from_fields("v", ByteOrder::Little, 16,
+    ///     &[IOField::new("n", "integer", 4, 0), IOField::new("xs", "float[]", 8, 8)], &[])?;
+    /// let big = Format::from_fields("v", ByteOrder::Big, f.size(), &f.io_fields(), f.nested())?;
+    /// assert_eq!(big.fields(), f.fields());
+    /// assert_ne!(big.id(), f.id());
+    /// # Ok::<(), wire_ndr::Error>(())
+    /// ```
+    pub fn io_fields(&self) -> Vec<IOField> {
+        self.fields.iter().map(Field::io_field).collect()
     }
     /// The nested format named `name`.
     pub fn nested_format(&self, name: &str) -> Option<&Format> {

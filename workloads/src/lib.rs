@@ -11,6 +11,7 @@
 use marshal::Marshal;
 
 pub mod bench_object;
+pub mod ksdata;
 
 /// `struct point { int x; int y; }`
 #[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq, Default)]
