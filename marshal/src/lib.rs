@@ -148,6 +148,8 @@ pub mod cdr {
 /// let mut rx = Receiver::new();
 /// rx.register(Format::of::<Sample>());
 /// assert_eq!(rx.decode::<Sample>(&msg)?, Sample { id: 7, value: 2.5 });
+/// // Or with no Rust type: fields by name, and JSON.
+/// assert_eq!(rx.decode_dynamic(&msg)?.to_json(), r#"{"id":7,"value":2.5}"#);
 ///
 /// // A big-endian sender with a 4-byte `id`, fields in the other order: converted by name.
 /// let theirs = Format::from_fields("Sample", ByteOrder::Big, 12,
@@ -170,9 +172,9 @@ pub mod ndr {
     };
     pub use wire_ndr::{
         format_frame, frame_len, interp, message_from_body, parse_frame, parse_message, plan,
-        prepare, to_body, to_message, write_message, ByteOrder, Field, Format, FormatCache,
-        FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType, Outgoing,
-        Receiver, Record, Resolver, HEADER_LEN,
+        prepare, to_body, to_message, write_message, ByteOrder, DynRecord, Field, Format,
+        FormatCache, FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType,
+        Outgoing, Receiver, Record, Resolver, Value, HEADER_LEN,
     };
 }
 

@@ -31,6 +31,7 @@
 //! ```
 
 mod canonical;
+mod dynamic;
 mod field_type;
 mod format;
 mod format_id;
@@ -43,6 +44,7 @@ mod receiver;
 pub(crate) mod registry;
 mod resolver;
 
+pub use dynamic::{DynRecord, Value};
 pub use field_type::Kind;
 pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_FIELDS, MAX_RECORD_SIZE};
 pub use format_id::FormatId;

@@ -9,7 +9,7 @@ use crate::message::{parse_message, HEADER_LEN};
 use crate::native::{body_into, from_body, view, NativeRecord};
 use crate::plan::Plan;
 use crate::resolver::Resolver;
-use crate::{interp, Error, ErrorKind, Format, FormatId, Record};
+use crate::{interp, DynRecord, Error, ErrorKind, Format, FormatId, Record};
 
 /// Receives NDR records into local types ("receiver makes right").
 ///
@@ -97,6 +97,27 @@ impl Receiver {
         let m = parse_message(message)?;
         let plan = self.plan_by_id(m.id, T::RECORD)?;
         convert_with(&plan, m.body, &mut self.scratch).map_err(|e| e.shifted(HEADER_LEN))
+    }
+
+    /// Decodes a message (header and body) with no Rust type: a [`DynRecord`] whose fields are
+    /// read by name. The sender's format must be registered or resolvable. Error offsets count
+    /// from the message's start.
+    ///
+    /// ```
+    /// use wire_ndr::{message_from_body, ByteOrder, Format, IOField, Receiver, Value};
+    /// let f = Format::from_fields("tick", ByteOrder::Little, 8,
+    ///     &[IOField::new("seq", "unsigned integer", 8, 0)], &[]).unwrap();
+    /// let msg = message_from_body(f.id(), &7u64.to_le_bytes()).unwrap();
+    /// let mut rx = Receiver::new();
+    /// rx.register(f);
+    /// let r = rx.decode_dynamic(&msg).unwrap();
+    /// assert_eq!(r.get("seq"), Some(&Value::UInt(7)));
+    /// assert_eq!(r.to_string(), r#"{"seq":7}"#);
+    /// ```
+    pub fn decode_dynamic(&mut self, message: &[u8]) -> Result<DynRecord, Error> {
+        let m = parse_message(message)?;
+        let format = self.lookup(m.id)?;
+        DynRecord::decode(&format, m.body).map_err(|e| e.shifted(HEADER_LEN))
     }
 
     /// Like [`decode`](Receiver::decode), into an existing value: a large record that accepts
