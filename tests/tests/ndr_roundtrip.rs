@@ -270,3 +270,65 @@ fn missing_fields_come_from_default_or_fail() {
     assert!(matches!(e.kind(), ErrorKind::Incompatible(_)), "{e}");
     assert!(e.to_string().contains("no field `x`"), "{e}");
 }
+
+/// A padding-free record converted straight into an existing value (no scratch buffer).
+#[test]
+fn decode_into_converts_in_place() {
+    let v = Flat {
+        a: 7,
+        b: -1.5,
+        pts: [Point { x: 1, y: -2 }, Point { x: 3, y: -4 }],
+        m: [[1, -2, 3], [-4, 5, -6]],
+    };
+    let native = Format::of::<Flat>();
+    let point = Format::from_fields(
+        "Point",
+        ByteOrder::Big,
+        8,
+        &Format::of::<Point>().io_fields(),
+        &[],
+    )
+    .unwrap();
+    let be = Format::from_fields(
+        "Flat",
+        ByteOrder::Big,
+        native.size(),
+        &native.io_fields(),
+        &[point],
+    )
+    .unwrap();
+    // The same layout, every element byte-swapped.
+    let mut body = marshal::ndr::to_body(&v).unwrap();
+    for w in body[..8].chunks_exact_mut(4) {
+        w.reverse();
+    }
+    for w in body[8..24].chunks_exact_mut(4) {
+        w.reverse();
+    }
+    for w in body[24..36].chunks_exact_mut(2) {
+        w.reverse();
+    }
+    let msg = marshal::ndr::message_from_body(be.id(), &body).unwrap();
+    let mut rx = Receiver::new();
+    rx.register(be);
+    let mut out = Flat {
+        a: 0,
+        b: 0.0,
+        pts: [Point::default(); 2],
+        m: [[0; 3]; 2],
+    };
+    rx.decode_into(&msg, &mut out).unwrap();
+    assert_eq!(out, v);
+    // A truncated message is an error, and `out` is still a valid value.
+    let e = rx.decode_into(&msg[..msg.len() - 1], &mut out).unwrap_err();
+    assert!(e.to_string().contains("frame length"), "{e}");
+    let short = marshal::ndr::message_from_body(rx.format(msg_id(&msg)).unwrap().id(), &body[..30])
+        .unwrap();
+    let e = rx.decode_into(&short, &mut out).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }), "{e}");
+    assert_eq!(e.offset(), Some(HEADER_LEN));
+}
+
+fn msg_id(msg: &[u8]) -> marshal::ndr::FormatId {
+    marshal::ndr::parse_message(msg).unwrap().id
+}

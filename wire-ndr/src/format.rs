@@ -333,6 +333,11 @@ impl Format {
                     )))
                 }
             };
+            // A field of no bytes (an array of empty records) overlaps nothing, wherever the
+            // sort by (offset, name) put it.
+            if end == f.offset {
+                continue;
+            }
             if let Some((p, pend)) = prev {
                 if f.offset < pend {
                     return Err(format!(
@@ -437,4 +442,25 @@ fn check_name(name: &str) -> Result<(), &'static str> {
         return Err("contains NUL");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_of_no_bytes_overlaps_nothing() {
+        let empty = Format::from_fields("e", ByteOrder::Big, 0, &[], &[]).unwrap();
+        // `a` sorts before `z` at offset 0, whichever of them is the empty one.
+        for (x, y) in [("a", "z"), ("z", "a")] {
+            let f = Format::from_fields(
+                "r",
+                ByteOrder::Big,
+                4,
+                &[IOField::new(x, "e", 0, 0), IOField::new(y, "integer", 4, 0)],
+                std::slice::from_ref(&empty),
+            );
+            assert!(f.is_ok(), "{x}/{y}: {f:?}");
+        }
+    }
 }

@@ -4,9 +4,10 @@
 //! formats keep every field inside its record, so fixed reads need no further check; every
 //! variable part's offset and length is checked against the body before it is read
 //! ([`check_var`]), counting at least one byte per element so a count never exceeds the bytes
-//! that would hold it. The output may grow to at most 16 times the incoming body plus the
-//! local fixed part, so a hostile message cannot make it allocate more than its size
-//! justifies (widening `i8` to `i64` is 8×).
+//! that would hold it. The output may grow to at most [`Plan::expansion`] times the incoming
+//! body (16, or the largest ratio of local to incoming element size of the plan's variable
+//! arrays, which the local type fixes) plus the local fixed part, so a hostile message cannot
+//! make it allocate more than its size justifies.
 
 use core::mem::MaybeUninit;
 
@@ -17,13 +18,36 @@ use crate::native::check_var;
 use crate::plan::{IntRepr, Op, Plan, Step};
 use crate::{Error, ErrorKind};
 
-/// How much bigger than the incoming body the output may grow.
+/// How much bigger than the incoming body the output may grow, at least (widening `i8` to
+/// `i64` is 8×).
 pub const EXPANSION: usize = 16;
 
 /// Converts the body `src` (incoming layout) into `out` (local layout): `out` is resized to the
 /// local fixed part, then variable parts are appended. Fixed-part bytes that no field covers
 /// (padding) keep whatever `out` held; every field's bytes are written.
 pub fn run(plan: &Plan, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+    check_src(plan, src)?;
+    out.truncate(plan.dst_size);
+    out.resize(plan.dst_size, 0);
+    Run::new(plan, src).steps(&plan.steps, src, 0, out, 0)
+}
+
+/// Converts the body `src` into `dst`, the local fixed part, for a plan with no variable parts
+/// (so the whole result fits in `dst`): the caller may pass a value's own memory.
+///
+/// # Panics
+/// If `dst.len()` is not the plan's local size.
+pub fn run_fixed(plan: &Plan, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+    assert_eq!(
+        dst.len(),
+        plan.dst_size,
+        "run_fixed: output of the wrong size"
+    );
+    check_src(plan, src)?;
+    Run::new(plan, src).steps(&plan.steps, src, 0, &mut Fixed(dst), 0)
+}
+
+fn check_src(plan: &Plan, src: &[u8]) -> Result<(), Error> {
     if src.len() < plan.src_size {
         return Err(Error::new(
             ErrorKind::UnexpectedEnd {
@@ -33,17 +57,70 @@ pub fn run(plan: &Plan, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
             0,
         ));
     }
-    out.truncate(plan.dst_size);
-    out.resize(plan.dst_size, 0);
-    let r = Run {
-        templates: &plan.templates,
-        limit: src
-            .len()
-            .saturating_mul(EXPANSION)
-            .saturating_add(plan.dst_size)
-            .saturating_add(4096),
-    };
-    r.steps(&plan.steps, src, 0, out, 0)
+    Ok(())
+}
+
+/// Where converted bytes go: a growable body, or a fixed part with no room for variable parts.
+trait Out: core::ops::DerefMut<Target = [u8]> {
+    /// Pads to a multiple of 8 and makes room for `more` bytes within `limit`; returns where
+    /// they go.
+    fn grow(&mut self, more: usize, limit: usize, at: usize) -> Result<usize, Error>;
+    /// Appends bytes (after a successful `grow`).
+    fn append(&mut self, bytes: &[u8]);
+    /// Appends `n` zero bytes (after a successful `grow`).
+    fn append_zeros(&mut self, n: usize);
+}
+
+impl Out for Vec<u8> {
+    fn grow(&mut self, more: usize, limit: usize, at: usize) -> Result<usize, Error> {
+        let start = self.len().next_multiple_of(8);
+        match start.checked_add(more) {
+            Some(end) if end <= limit && u32::try_from(end).is_ok() => {
+                self.resize(start, 0);
+                self.reserve(more);
+                Ok(start)
+            }
+            _ => Err(Error::new(
+                ErrorKind::Custom(format!(
+                    "converting would take {more} more bytes after {start}, beyond the limit of \
+                     {limit} for this message"
+                )),
+                at,
+            )),
+        }
+    }
+    fn append(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn append_zeros(&mut self, n: usize) {
+        self.resize(self.len() + n, 0);
+    }
+}
+
+/// A fixed part only.
+struct Fixed<'a>(&'a mut [u8]);
+
+impl core::ops::Deref for Fixed<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0
+    }
+}
+impl core::ops::DerefMut for Fixed<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.0
+    }
+}
+
+impl Out for Fixed<'_> {
+    fn grow(&mut self, _more: usize, _limit: usize, at: usize) -> Result<usize, Error> {
+        Err(Error::new(
+            ErrorKind::Custom("a variable part where only a fixed part was expected".into()),
+            at,
+        ))
+    }
+    fn append(&mut self, _bytes: &[u8]) {}
+    fn append_zeros(&mut self, _n: usize) {}
 }
 
 struct Run<'p> {
@@ -51,13 +128,24 @@ struct Run<'p> {
     limit: usize,
 }
 
-impl Run<'_> {
-    fn steps(
+impl<'p> Run<'p> {
+    fn new(plan: &'p Plan, src: &[u8]) -> Run<'p> {
+        Run {
+            templates: &plan.templates,
+            limit: src
+                .len()
+                .saturating_mul(plan.expansion)
+                .saturating_add(plan.dst_size)
+                .saturating_add(4096),
+        }
+    }
+
+    fn steps<O: Out>(
         &self,
         steps: &[Step],
         src: &[u8],
         sbase: usize,
-        out: &mut Vec<u8>,
+        out: &mut O,
         dbase: usize,
     ) -> Result<(), Error> {
         for s in steps {
@@ -78,13 +166,13 @@ impl Run<'_> {
     /// Runs `op` on `count` elements from `src[s..]` to `out[d..]`; errors name the element
     /// when `indexed` (an array).
     #[allow(clippy::too_many_arguments)]
-    fn op(
+    fn op<O: Out>(
         &self,
         op: &Op,
         count: usize,
         src: &[u8],
         s: usize,
-        out: &mut Vec<u8>,
+        out: &mut O,
         d: usize,
         indexed: bool,
     ) -> Result<(), Error> {
@@ -152,8 +240,8 @@ impl Run<'_> {
                     let at = s + i * SLOT;
                     let (off, len) = read_slot(src, at, *swap);
                     check_var(src.len(), at, off, len, 1).map_err(|e| ix(e, i))?;
-                    let doff = self.grow(out, len, at)?;
-                    out.extend_from_slice(&src[off..off + len]);
+                    let doff = out.grow(len, self.limit, at)?;
+                    out.append(&src[off..off + len]);
                     write_slot(out, d + i * SLOT, doff, len);
                 }
             }
@@ -165,8 +253,8 @@ impl Run<'_> {
             } => {
                 let (off, n) = read_slot(src, s, *swap);
                 check_var(src.len(), s, off, n, *src_elem)?;
-                let doff = self.grow(out, n.saturating_mul(*dst_elem), s)?;
-                out.resize(doff + n * dst_elem, 0);
+                let doff = out.grow(n.saturating_mul(*dst_elem), self.limit, s)?;
+                out.append_zeros(n * dst_elem);
                 self.op(&elem.op, n, src, off, out, doff, true)?;
                 write_slot(out, d, doff, n);
             }
@@ -185,26 +273,6 @@ impl Run<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Pads `out` to a multiple of 8 and checks that `more` bytes fit the output limit;
-    /// returns where they go.
-    fn grow(&self, out: &mut Vec<u8>, more: usize, at: usize) -> Result<usize, Error> {
-        let start = out.len().next_multiple_of(8);
-        match start.checked_add(more) {
-            Some(end) if end <= self.limit && u32::try_from(end).is_ok() => {
-                out.resize(start, 0);
-                out.reserve(more);
-                Ok(start)
-            }
-            _ => Err(Error::new(
-                ErrorKind::TooManyElements {
-                    count: more as u64,
-                    limit: self.limit.saturating_sub(start) as u64,
-                },
-                at,
-            )),
-        }
     }
 }
 

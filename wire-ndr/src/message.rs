@@ -150,13 +150,33 @@ pub struct Message<'a> {
 
 /// Parses a record message's header: the magic, the length (which must be the slice's), and
 /// the id.
+#[inline]
 pub fn parse_message(msg: &[u8]) -> Result<Message<'_>, Error> {
-    match parse_frame(msg)? {
-        Frame::Record(m) => Ok(m),
-        Frame::Format(_) => Err(Error::new(
+    match msg.first_chunk::<HEADER_LEN>() {
+        Some(h)
+            if h[..4] == RECORD_MAGIC
+                && u32::from_be_bytes([h[4], h[5], h[6], h[7]]) as usize == msg.len() =>
+        {
+            let mut id = [0u8; 16];
+            id.copy_from_slice(&h[8..]);
+            Ok(Message {
+                id: FormatId::from_bytes(id),
+                body: &msg[HEADER_LEN..],
+            })
+        }
+        _ => Err(not_a_message(msg)),
+    }
+}
+
+/// Why `msg` is not a record message, in words.
+#[cold]
+fn not_a_message(msg: &[u8]) -> Error {
+    match parse_frame(msg) {
+        Err(e) => e,
+        Ok(_) => Error::new(
             ErrorKind::Custom("a format frame where a record message was expected".into()),
             0,
-        )),
+        ),
     }
 }
 

@@ -394,6 +394,20 @@ pub fn as_bytes<T: Native>(value: &T) -> &[u8] {
     }
 }
 
+/// The bytes of a value as mutable bytes, when its type has no padding, no pointers and accepts
+/// any bits (so whatever is written leaves a valid value); `None` otherwise.
+pub fn as_bytes_mut<T: Native>(value: &mut T) -> Option<&mut [u8]> {
+    if !(T::AS_BYTES && T::ANY_BITS) {
+        return None;
+    }
+    // SAFETY: `AS_BYTES` promises every byte of a `T` is initialised (no padding) and
+    // `ANY_BITS` that any bytes written through the slice leave a valid `T` that owns nothing;
+    // the slice covers exactly the value and borrows it exclusively.
+    Some(unsafe {
+        core::slice::from_raw_parts_mut((value as *mut T).cast::<u8>(), core::mem::size_of::<T>())
+    })
+}
+
 /// Reads a `T` from a body in the local layout: one copy when `T` accepts any bits, else field
 /// by field.
 pub fn from_body<T: Native>(body: &[u8]) -> Result<T, Error> {

@@ -138,6 +138,12 @@ pub struct Plan {
     pub(crate) steps: Vec<Step>,
     pub(crate) templates: Vec<Vec<u8>>,
     pub(crate) identical: bool,
+    /// How many times the incoming body the output may grow to: the interpreter's base
+    /// [`EXPANSION`](crate::interp::EXPANSION), or more when a variable array's local
+    /// elements are that much larger than the incoming ones (the local type is trusted; the
+    /// factor is fixed by it, not by the message).
+    pub(crate) expansion: usize,
+    pub(crate) var: bool,
 }
 
 impl Plan {
@@ -157,20 +163,17 @@ impl Plan {
     pub fn templates(&self) -> &[Vec<u8>] {
         &self.templates
     }
+    /// How many times the incoming body's size the converted body may take.
+    pub fn expansion(&self) -> usize {
+        self.expansion
+    }
     /// The incoming format is the local one: the record is used as it is.
     pub fn is_identical(&self) -> bool {
         self.identical
     }
     /// Whether the plan moves variable parts (strings, variable-length arrays).
     pub fn has_variable_parts(&self) -> bool {
-        fn var(steps: &[Step]) -> bool {
-            steps.iter().any(|s| match &s.op {
-                Op::Str { .. } | Op::Var { .. } => true,
-                Op::Records { steps, .. } | Op::Template { steps, .. } => var(steps),
-                _ => false,
-            })
-        }
-        var(&self.steps)
+        self.var
     }
 
     /// Builds the plan that converts records of `src` into bodies of the local record `dst`.
@@ -180,12 +183,15 @@ impl Plan {
             templates: Vec::new(),
         };
         let steps = b.record(src, dst)?;
+        let expansion = max_ratio(&steps).max(crate::interp::EXPANSION);
         Ok(Plan {
             src_size: src.size(),
             dst_size: dst.size,
+            var: has_var(&steps),
             steps,
             templates: b.templates.into_iter().map(|(_, t)| t).collect(),
             identical: src.id() == local.id(),
+            expansion,
         })
     }
 }
@@ -232,7 +238,16 @@ impl Builder {
         let index = match self.templates.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                self.templates.push((key, defaults()?));
+                let body = defaults()?;
+                if body.len() < dst.size {
+                    return Err(incompatible(format!(
+                        "the default body of `{}` is {} bytes, shorter than the record's {}",
+                        dst.name,
+                        body.len(),
+                        dst.size
+                    )));
+                }
+                self.templates.push((key, body));
                 self.templates.len() - 1
             }
         };
@@ -377,6 +392,35 @@ impl Builder {
             }
         })
     }
+}
+
+/// Whether steps move variable parts (strings, variable-length arrays).
+fn has_var(steps: &[Step]) -> bool {
+    steps.iter().any(|s| match &s.op {
+        Op::Str { .. } | Op::Var { .. } => true,
+        Op::Records { steps, .. } | Op::Template { steps, .. } => has_var(steps),
+        _ => false,
+    })
+}
+
+/// The largest ratio of local to incoming element size over the plan's variable arrays.
+fn max_ratio(steps: &[Step]) -> usize {
+    steps
+        .iter()
+        .map(|s| match &s.op {
+            Op::Var {
+                src_elem,
+                dst_elem,
+                elem,
+                ..
+            } => dst_elem
+                .div_ceil((*src_elem).max(1))
+                .max(max_ratio(std::slice::from_ref(elem))),
+            Op::Records { steps, .. } | Op::Template { steps, .. } => max_ratio(steps),
+            _ => 1,
+        })
+        .max()
+        .unwrap_or(1)
 }
 
 /// `Records`, or one copy when the records are the same bytes at the same stride.

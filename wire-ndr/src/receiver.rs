@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::message::{parse_message, HEADER_LEN};
-use crate::native::{body_into, from_body, view, NativeRecord};
+use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
 use crate::plan::Plan;
 use crate::resolver::Resolver;
 use crate::{interp, DynRecord, Error, ErrorKind, Format, FormatId, Record};
@@ -20,6 +20,9 @@ use crate::{interp, DynRecord, Error, ErrorKind, Format, FormatId, Record};
 pub struct Receiver {
     formats: HashMap<FormatId, Arc<Format>, IdHash>,
     plans: HashMap<(FormatId, usize), Arc<Plan>, IdHash>,
+    /// The plan used last, checked before the map: a stream of one kind of record skips the
+    /// hashing.
+    last: Option<((FormatId, usize), Arc<Plan>)>,
     scratch: Vec<u8>,
     resolver: Option<Box<dyn Resolver + Send>>,
 }
@@ -95,8 +98,11 @@ impl Receiver {
     /// which must be registered or resolvable. Error offsets count from the message's start.
     pub fn decode<T: Record>(&mut self, message: &[u8]) -> Result<T, Error> {
         let m = parse_message(message)?;
-        let plan = self.plan_by_id(m.id, T::RECORD)?;
-        convert_with(&plan, m.body, &mut self.scratch).map_err(|e| e.shifted(HEADER_LEN))
+        self.ensure_last(m.id, T::RECORD)?;
+        let Some((_, plan)) = &self.last else {
+            return Err(no_plan());
+        };
+        convert_with(plan, m.body, &mut self.scratch).map_err(|e| e.shifted(HEADER_LEN))
     }
 
     /// Decodes a message (header and body) with no Rust type: a [`DynRecord`] whose fields are
@@ -120,15 +126,21 @@ impl Receiver {
         DynRecord::decode(&format, m.body).map_err(|e| e.shifted(HEADER_LEN))
     }
 
-    /// Like [`decode`](Receiver::decode), into an existing value: a large record that accepts
-    /// any bits is copied once, straight into `out`.
+    /// Like [`decode`](Receiver::decode), into an existing value: a record that accepts any
+    /// bits is copied once, straight into `out`, and a padding-free one is converted straight
+    /// into it. On error, `out` holds some valid but unspecified value.
     pub fn decode_into<T: Record>(&mut self, message: &[u8], out: &mut T) -> Result<(), Error> {
         let m = parse_message(message)?;
-        let plan = self.plan_by_id(m.id, T::RECORD)?;
+        self.ensure_last(m.id, T::RECORD)?;
+        let Some((_, plan)) = &self.last else {
+            return Err(no_plan());
+        };
         let r = if plan.is_identical() {
             body_into(m.body, out)
+        } else if let (false, Some(bytes)) = (plan.has_variable_parts(), as_bytes_mut(out)) {
+            interp::run_fixed(plan, m.body, bytes)
         } else {
-            interp::run(&plan, m.body, &mut self.scratch)
+            interp::run(plan, m.body, &mut self.scratch)
                 .and_then(|()| body_into(&self.scratch, out))
         };
         r.map_err(|e| e.shifted(HEADER_LEN))
@@ -154,6 +166,17 @@ impl Receiver {
                 core::mem::align_of::<T>()
             )))
         })
+    }
+
+    /// Makes `self.last` the plan for (`id`, `local`): a stream of one kind of record skips
+    /// the map. Callers then borrow `self.last` beside `self.scratch`.
+    fn ensure_last(&mut self, id: FormatId, local: &'static NativeRecord) -> Result<(), Error> {
+        let key = (id, local as *const NativeRecord as usize);
+        if !matches!(&self.last, Some((k, _)) if *k == key) {
+            let plan = self.plan_by_id(id, local)?;
+            self.last = Some((key, plan));
+        }
+        Ok(())
     }
 
     /// The plan from the format with this id to the local record `local`.
@@ -184,6 +207,11 @@ impl Receiver {
         self.plans.insert(key, plan.clone());
         Ok(plan)
     }
+}
+
+#[cold]
+fn no_plan() -> Error {
+    Error::without_offset(ErrorKind::Custom("no plan after building one".into()))
 }
 
 fn convert_with<T: Record>(plan: &Plan, body: &[u8], scratch: &mut Vec<u8>) -> Result<T, Error> {

@@ -886,7 +886,7 @@ fn convert(plan: &Plan, body: &[u8], rng: &mut Rng) -> Result<Vec<u8>, Error> {
     let n = rng.below(plan.dst_size() + 64);
     let mut out = rng.bytes(n);
     let r = interp::run(plan, body, &mut out);
-    let bound = interp::EXPANSION * body.len() + plan.dst_size() + 4096;
+    let bound = plan.expansion() * body.len() + plan.dst_size() + 4096;
     assert!(
         out.len() <= bound,
         "output of {} bytes from a body of {}: more than {bound}",
