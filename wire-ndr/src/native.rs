@@ -84,6 +84,11 @@ pub struct NativeField {
 /// - `AS_BYTES`: every byte of every `Self` value is initialised (no padding) and the bytes
 ///   are exactly what [`Native::put`] writes, so a value may be sent as its own bytes.
 /// - `TYPE` describes `Self`'s real layout: sizes and offsets are `size_of`/`offset_of!`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an NDR record",
+    label = "not an NDR field type",
+    note = "NDR fields are integers, floats, `bool`, `String`, arrays, `Vec`s and derived structs"
+)]
 pub unsafe trait Native: Sized {
     /// The type's description.
     const TYPE: NativeType;
