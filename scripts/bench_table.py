@@ -118,3 +118,44 @@ for payload in ["octets", "ints"]:
                 cell += f" ({base / r:.2f}×)"
             cells.append(cell)
         print(f"| {size} | " + " | ".join(cells) + " |")
+
+
+# NDR: KSdata1 and its prefixes; cells are median ns per record and, in brackets, the ratio to
+# memcpy of the record in the same group.
+NDR_SIZES = ["100B", "1KB", "10KB", "100KB"]
+NDR_OPS = [
+    ("send", ["memcpy", "marshal-zero-copy", "marshal-copy", "xdr", "cdr", "rkyv"]),
+    ("recv", ["memcpy", "marshal-decode-into", "marshal-view", "xdr", "cdr", "rkyv-access"]),
+    ("recv-big-endian", ["memcpy", "marshal-interp", "xdr", "cdr-be"]),
+    ("recv-extra-first", ["memcpy", "marshal-interp"]),
+]
+
+
+def ns(group, impl):
+    try:
+        est = json.load(open(os.path.join(root, group, impl, "new", "estimates.json")))
+    except FileNotFoundError:
+        return None
+    return est["median"]["point_estimate"]
+
+
+for op, cols in NDR_OPS:
+    if not os.path.isdir(os.path.join(root, f"ndr_{op}_100B")):
+        continue
+    print(f"\n**ndr/{op}** — median ns per record (× memcpy of the record)")
+    print("| size | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for size in NDR_SIZES:
+        group = f"ndr_{op}_{size}"
+        vals = {c: ns(group, c) for c in cols}
+        base = vals.get("memcpy")
+        cells = []
+        for c in cols:
+            v = vals[c]
+            if v is None:
+                cells.append("–")
+            elif c == "memcpy" or not base:
+                cells.append(f"{v:.1f}")
+            else:
+                cells.append(f"{v:.1f} ({v / base:.2f}×)")
+        print(f"| {size} | " + " | ".join(cells) + " |")
