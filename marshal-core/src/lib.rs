@@ -21,6 +21,7 @@ pub mod size_class;
 
 pub mod swap;
 pub mod text;
+pub mod vectored;
 pub mod writer;
 
 pub use default_arm::ArmDiscriminant;

@@ -3,29 +3,14 @@
 
 use std::io::{self, IoSlice, Read, Write};
 
+pub(crate) use marshal_core::vectored::write_all_vectored;
+
 use marshal_core::writer::Spill;
 use marshal_core::{Error, ErrorKind};
 
 /// Octet runs at least this long go to the socket where they lie instead of being copied
 /// into the message buffer.
 pub(crate) const VECTORED_MIN: usize = 16 * 1024;
-
-/// Writes every byte of `bufs`, in order, with `writev`.
-pub(crate) fn write_all_vectored(
-    w: &mut impl Write,
-    mut bufs: &mut [IoSlice<'_>],
-) -> io::Result<()> {
-    IoSlice::advance_slices(&mut bufs, 0);
-    while !bufs.is_empty() {
-        match w.write_vectored(bufs) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
 
 /// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
 /// the large slice. An I/O error is kept (the encoder only sees that it failed).

@@ -13,6 +13,8 @@
 
 use std::io::{self, IoSlice, Write};
 
+pub use marshal_core::vectored::write_all_vectored;
+
 use crate::native::{as_bytes, write_body};
 use crate::{Error, ErrorKind, Format, FormatId, Record};
 
@@ -120,23 +122,6 @@ impl Outgoing<'_> {
     pub fn write_to<W: Write + ?Sized>(&self, w: &mut W) -> io::Result<()> {
         write_all_vectored(w, &mut self.io_slices())
     }
-}
-
-/// `Write::write_all_vectored`, which is not stable.
-pub fn write_all_vectored<W: Write + ?Sized>(
-    w: &mut W,
-    mut bufs: &mut [IoSlice<'_>],
-) -> io::Result<()> {
-    IoSlice::advance_slices(&mut bufs, 0);
-    while !bufs.is_empty() {
-        match w.write_vectored(bufs) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// A parsed record message: its format id and body (borrowed).
