@@ -332,3 +332,44 @@ fn decode_into_converts_in_place() {
 fn msg_id(msg: &[u8]) -> marshal::ndr::FormatId {
     marshal::ndr::parse_message(msg).unwrap().id
 }
+
+/// The zero-copy view: only for the local format, plain data, and an aligned body.
+#[test]
+fn views_borrow_the_record_in_place() {
+    let v = Flat {
+        a: 1,
+        b: 2.0,
+        pts: [Point { x: 3, y: 4 }, Point { x: 5, y: 6 }],
+        m: [[7; 3]; 2],
+    };
+    let msg = to_message(&v).unwrap();
+    let mut rx = Receiver::new();
+    rx.register(Format::of::<Flat>());
+    // Place the message so that its body (at 24) is 8-aligned, then one byte further.
+    let mut buf = vec![0u8; msg.len() + 16];
+    let at = buf.as_ptr().align_offset(8);
+    buf[at..at + msg.len()].copy_from_slice(&msg);
+    let view = rx.view::<Flat>(&buf[at..at + msg.len()]).unwrap();
+    assert_eq!(*view, v);
+    assert_eq!(
+        (view as *const Flat).cast::<u8>(),
+        buf[at + HEADER_LEN..].as_ptr()
+    );
+    buf.copy_within(at..at + msg.len(), at + 1);
+    let e = rx
+        .view::<Flat>(&buf[at + 1..at + 1 + msg.len()])
+        .unwrap_err();
+    assert!(e.to_string().contains("cannot be viewed in place"), "{e}");
+    // Another layout cannot be viewed: it must be converted.
+    let named = to_message(&Padded {
+        tag: 1,
+        value: 2.0,
+        small: 3,
+        flag: false,
+    })
+    .unwrap();
+    rx.register(Format::of::<Padded>());
+    assert!(rx.view::<Flat>(&named).is_err());
+    // Booleans are not any-bits: no view even in the local layout.
+    assert!(rx.view::<Padded>(&named).is_err());
+}
