@@ -48,7 +48,7 @@
 //! - A struct whose last field is `Option<Box<Self>>` is an optional-data list
 //!   (`struct entry { ...; entry *next; }`), encoded and decoded with a loop: any length runs in
 //!   constant stack. Other recursion is limited to a nesting depth of
-//!   [`DEFAULT_MAX_DEPTH`](marshal_core::DEFAULT_MAX_DEPTH), past which coding fails with an
+//!   [`DEFAULT_MAX_DEPTH`], past which coding fails with an
 //!   error.
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
 

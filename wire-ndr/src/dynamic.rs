@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::field_type::{Kind, SLOT};
 use crate::native::check_var;
+use crate::word;
 use crate::{ByteOrder, Error, ErrorKind, Field, Format};
 
 /// How many values and string bytes a record may decode to per byte of its body (plus 4096).
@@ -376,21 +377,9 @@ impl Decoder<'_, '_, '_> {
             })
     }
 
-    /// An unsigned integer of 1 to 8 bytes in the format's byte order.
-    fn uint(&self, b: &[u8]) -> u64 {
-        let fold = |v: u64, &x: &u8| (v << 8) | u64::from(x);
-        if self.big {
-            b.iter().fold(0, fold)
-        } else {
-            b.iter().rev().fold(0, fold)
-        }
-    }
-
     /// A slot at `at`: the data's offset from the body's start, and its length.
     fn slot(&self, at: usize) -> Result<(usize, usize), Error> {
-        let b = self.bytes(at, SLOT)?;
-        // Each word is 4 bytes, so it fits `usize` on every platform Rust supports here.
-        Ok((self.uint(&b[..4]) as usize, self.uint(&b[4..]) as usize))
+        Ok(word::slot(self.bytes(at, SLOT)?, self.big))
     }
 
     /// The record `rec` at `at`.
@@ -458,21 +447,9 @@ impl Decoder<'_, '_, '_> {
         path: &Path<'_>,
     ) -> Result<Value, Error> {
         Ok(match elem {
-            Elem::Int => {
-                let b = self.bytes(at, size)?;
-                let shift = 64 - 8 * b.len() as u32;
-                Value::Int(((self.uint(b) << shift) as i64) >> shift)
-            }
-            Elem::UInt => Value::UInt(self.uint(self.bytes(at, size)?)),
-            Elem::Float => {
-                let b = self.bytes(at, size)?;
-                let bits = self.uint(b);
-                Value::Float(if b.len() == 4 {
-                    f64::from(f32::from_bits(bits as u32))
-                } else {
-                    f64::from_bits(bits)
-                })
-            }
+            Elem::Int => Value::Int(word::int(self.bytes(at, size)?, self.big)),
+            Elem::UInt => Value::UInt(word::uint(self.bytes(at, size)?, self.big)),
+            Elem::Float => Value::Float(word::float(self.bytes(at, size)?, self.big)),
             Elem::Char => Value::Char(self.bytes(at, 1)?[0]),
             Elem::Bool => Value::Bool(self.bytes(at, size)?.iter().any(|&x| x != 0)),
             Elem::String => self.string(at, path)?,

@@ -3,7 +3,7 @@
 //! Bounds: the incoming body is checked once to hold the incoming fixed part, and validated
 //! formats keep every field inside its record, so fixed reads need no further check; every
 //! variable part's offset and length is checked against the body before it is read
-//! ([`check_var`]), counting at least one byte per element so a count never exceeds the bytes
+//! (`check_var`), counting at least one byte per element so a count never exceeds the bytes
 //! that would hold it. The output may grow to at most [`Plan::expansion`] times the incoming
 //! body (16, or the largest ratio of local to incoming element size of the plan's variable
 //! arrays, which the local type fixes) plus the local fixed part, so a hostile message cannot
@@ -16,6 +16,7 @@ use marshal_core::swap;
 use crate::field_type::SLOT;
 use crate::native::check_var;
 use crate::plan::{IntRepr, Op, Plan, Step};
+use crate::word;
 use crate::{Error, ErrorKind};
 
 /// How much bigger than the incoming body the output may grow, at least (widening `i8` to
@@ -203,11 +204,7 @@ impl<'p> Run<'p> {
             Op::Float { from, to, swap } => {
                 for i in 0..count {
                     let b = &src[s + i * from..s + (i + 1) * from];
-                    let v = if *from == 4 {
-                        f64::from(f32::from_bits(read_int(b, repr(4, *swap)) as u32))
-                    } else {
-                        f64::from_bits(read_int(b, repr(8, *swap)) as u64)
-                    };
+                    let v = word::float(b, big(*swap));
                     let at = d + i * to;
                     if *to == 4 {
                         let n = v as f32;
@@ -276,14 +273,6 @@ impl<'p> Run<'p> {
     }
 }
 
-fn repr(size: u8, swap: bool) -> IntRepr {
-    IntRepr {
-        size,
-        signed: false,
-        swap,
-    }
-}
-
 /// `&mut [u8]` as `&mut [MaybeUninit<u8>]` for the swap kernels.
 fn uninit(b: &mut [u8]) -> &mut [MaybeUninit<u8>] {
     // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. The callers pass the result only to
@@ -292,26 +281,17 @@ fn uninit(b: &mut [u8]) -> &mut [MaybeUninit<u8>] {
     unsafe { &mut *(b as *mut [u8] as *mut [MaybeUninit<u8>]) }
 }
 
+/// Whether bytes stored swapped (`swap`) relative to this machine are big-endian.
+fn big(swap: bool) -> bool {
+    swap != cfg!(target_endian = "big")
+}
+
 /// Reads an integer of `r.size` bytes (the slice's length) as `i128`, sign- or zero-extended.
 fn read_int(b: &[u8], r: IntRepr) -> i128 {
-    let mut w = [0u8; 8];
-    let n = b.len();
-    if r.swap != cfg!(target_endian = "big") {
-        // Big-endian bytes (incoming swapped on a little-endian host, or native on a big one).
-        w[..n].copy_from_slice(b);
-        w[..n].reverse();
+    if r.signed {
+        i128::from(word::int(b, big(r.swap)))
     } else {
-        w[..n].copy_from_slice(b);
-    }
-    // `w` now holds the value little-endian in its low `n` bytes.
-    let u = u64::from_le_bytes(w);
-    if r.signed && n < 8 {
-        let shift = 64 - 8 * n as u32;
-        i128::from(((u << shift) as i64) >> shift)
-    } else if r.signed {
-        i128::from(u as i64)
-    } else {
-        i128::from(u)
+        i128::from(word::uint(b, big(r.swap)))
     }
 }
 
@@ -344,15 +324,7 @@ fn write_int(b: &mut [u8], r: IntRepr, v: i128) -> Result<(), ErrorKind> {
 
 /// A slot at `src[at..at + 8]` (inside the checked fixed part or a checked element).
 fn read_slot(src: &[u8], at: usize, swap: bool) -> (usize, usize) {
-    let word = |i: usize| {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&src[i..i + 4]);
-        if swap {
-            w.reverse();
-        }
-        u32::from_ne_bytes(w) as usize
-    };
-    (word(at), word(at + 4))
+    word::slot(&src[at..at + 8], big(swap))
 }
 
 /// Writes a native slot. `off` and `len` fit `u32`: `grow` keeps the output below 4 GiB and

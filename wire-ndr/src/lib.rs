@@ -43,6 +43,7 @@ pub mod plan;
 mod receiver;
 pub(crate) mod registry;
 mod resolver;
+mod word;
 
 pub use dynamic::{DynRecord, Value};
 pub use field_type::Kind;

@@ -231,7 +231,7 @@ impl Server {
         self.max_message = max;
     }
 
-    /// Caps the connections served at once ([`DEFAULT_MAX_CONNECTIONS`] by default): each
+    /// Caps the connections served at once (`DEFAULT_MAX_CONNECTIONS` by default): each
     /// takes a thread, so a peer opening connections without end cannot exhaust them. A
     /// connection beyond the cap is closed at once (clients retry later).
     pub fn set_max_connections(&mut self, max: usize) {

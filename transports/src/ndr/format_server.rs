@@ -133,11 +133,10 @@ fn accept_loop(listener: TcpListener, cache: FormatCache, stopping: Arc<AtomicBo
             continue;
         }
         active.fetch_add(1, Ordering::SeqCst);
-        let (cache, active) = (cache.clone(), Arc::clone(&active));
         let spawned = std::thread::Builder::new()
             .name("ndr-format-conn".into())
             .spawn({
-                let active = Arc::clone(&active);
+                let (cache, active) = (cache.clone(), Arc::clone(&active));
                 move || {
                     let _ = serve(conn, &cache);
                     active.fetch_sub(1, Ordering::SeqCst);
