@@ -48,7 +48,41 @@ pub fn run_fixed(plan: &Plan, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
     Run::new(plan, src).steps(&plan.steps, src, 0, &mut Fixed(dst), 0)
 }
 
-fn check_src(plan: &Plan, src: &[u8]) -> Result<(), Error> {
+/// Runs one step of `plan` with the enclosing record at `sbase` in `src` and `dbase` in `out`,
+/// as [`run`] would: compiled code hands the steps it does not compile (strings, variable-length
+/// arrays, defaults) to the interpreter through this.
+#[cfg(feature = "jit")]
+pub(crate) fn run_step(
+    plan: &Plan,
+    step: &Step,
+    src: &[u8],
+    sbase: usize,
+    out: &mut Vec<u8>,
+    dbase: usize,
+) -> Result<(), Error> {
+    Run::new(plan, src).steps(core::slice::from_ref(step), src, sbase, out, dbase)
+}
+
+/// [`run_step`] into a fixed part only (a plan with no variable parts).
+#[cfg(feature = "jit")]
+pub(crate) fn run_step_fixed(
+    plan: &Plan,
+    step: &Step,
+    src: &[u8],
+    sbase: usize,
+    dst: &mut [u8],
+    dbase: usize,
+) -> Result<(), Error> {
+    Run::new(plan, src).steps(
+        core::slice::from_ref(step),
+        src,
+        sbase,
+        &mut Fixed(dst),
+        dbase,
+    )
+}
+
+pub(crate) fn check_src(plan: &Plan, src: &[u8]) -> Result<(), Error> {
     if src.len() < plan.src_size {
         return Err(Error::new(
             ErrorKind::UnexpectedEnd {

@@ -101,7 +101,10 @@ fn scalar_leaf() -> BoxedStrategy<Leaf> {
 fn field_schema() -> impl Strategy<Value = FieldSchema> {
     let leaf = prop_oneof![5 => scalar_leaf(), 1 => vec(scalar_leaf(), 1..=3).prop_map(Leaf::Rec)];
     leaf.prop_flat_map(|leaf| {
-        let fixed = vec(1usize..=3, 1..=2).prop_map(Shape::Fixed);
+        // Small multi-dimensional arrays, and long ones (compiled code loops over them and
+        // swaps them 16 bytes at a time).
+        let fixed = prop_oneof![3 => vec(1usize..=3, 1..=2), 1 => vec(1usize..=80, 1..=1)]
+            .prop_map(Shape::Fixed);
         // Strings cannot be variable-length arrays; the rest can (`Vec<T>`).
         let shape = if matches!(leaf, Leaf::Str) {
             prop_oneof![3 => Just(Shape::One), 1 => fixed].boxed()
@@ -885,7 +888,11 @@ impl Reader<'_> {
 fn convert(plan: &Plan, body: &[u8], rng: &mut Rng) -> Result<Vec<u8>, Error> {
     let n = rng.below(plan.dst_size() + 64);
     let mut out = rng.bytes(n);
+    #[cfg(feature = "jit")]
+    let before = out.clone();
     let r = interp::run(plan, body, &mut out);
+    #[cfg(feature = "jit")]
+    jit::agrees(plan, body, before, &r, &out);
     let bound = plan.expansion() * body.len() + plan.dst_size() + 4096;
     assert!(
         out.len() <= bound,
@@ -894,6 +901,58 @@ fn convert(plan: &Plan, body: &[u8], rng: &mut Rng) -> Result<Vec<u8>, Error> {
         body.len()
     );
     r.map(|()| out)
+}
+
+/// With the `jit` feature every conversion above also runs compiled, from the same starting
+/// output, and must give the same bytes or the same error: the differential test of the JIT
+/// against the interpreter over every generated format, body and mutation.
+#[cfg(feature = "jit")]
+mod jit {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    use wire_ndr::jit::Jit;
+    use wire_ndr::plan::Plan;
+    use wire_ndr::{interp, Error};
+
+    thread_local! {
+        static JIT: RefCell<Jit> = RefCell::new(Jit::new().expect("a JIT for this machine"));
+    }
+
+    pub fn agrees(
+        plan: &Plan,
+        body: &[u8],
+        mut out: Vec<u8>,
+        want: &Result<(), Error>,
+        want_out: &[u8],
+    ) {
+        let code = JIT
+            .with(|j| j.borrow_mut().compile(Arc::new(plan.clone())))
+            .unwrap_or_else(|e| panic!("{e}\n{plan:#?}"));
+        let got = code.run(body, &mut out);
+        assert_eq!(
+            format!("{got:?}"),
+            format!("{want:?}"),
+            "result of the compiled plan\n{plan:#?}"
+        );
+        if want.is_ok() {
+            assert_eq!(out, want_out, "bytes of the compiled plan\n{plan:#?}");
+        }
+        if !plan.has_variable_parts() {
+            let mut a = vec![0x5a; plan.dst_size()];
+            let mut b = a.clone();
+            let ra = interp::run_fixed(plan, body, &mut a);
+            let rb = code.run_fixed(body, &mut b);
+            assert_eq!(
+                format!("{rb:?}"),
+                format!("{ra:?}"),
+                "fixed result\n{plan:#?}"
+            );
+            if ra.is_ok() {
+                assert_eq!(a, b, "fixed bytes of the compiled plan\n{plan:#?}");
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1278,6 +1337,43 @@ proptest! {
                     }
                 }
             }
+            let _ = convert(&plan, &b, &mut rng);
+        }
+    }
+}
+
+#[cfg(feature = "jit")]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// The JIT against the interpreter over thousands of generated formats: foreign layouts
+    /// (byte orders, widths, signedness, offsets, nesting, arrays, extra fields), missing
+    /// fields filled from defaults, values that do not fit, the whole body and truncations of
+    /// it (`convert` runs both engines and compares bytes or errors).
+    #[test]
+    fn jit_matches_interpreter((schema, vals) in schema_and_values(), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let local = local_layout(&schema);
+        let (rec, drop) = if rng.one_in(3) {
+            let drop = random_missing(&mut rng, &local);
+            install_defaults(&mut rng, &local, &vals, &drop);
+            (native_record(&local, &|l| Some(template_fn(l))), drop)
+        } else {
+            (native_record(&local, &|_| None), Missing::none(&local))
+        };
+        let sent = send(&mut rng, &local, &vals, &drop);
+        let plan = Plan::build(&sent.format, rec).unwrap();
+        let _ = convert(&plan, &sent.body, &mut rng);
+        let n = sent.body.len();
+        let fixed = plan.src_size();
+        for cut in [0, 1, fixed.saturating_sub(1), fixed, n.saturating_sub(1), rng.below(n + 1)] {
+            let _ = convert(&plan, &sent.body[..cut.min(n)], &mut rng);
+        }
+        // And a value that does not fit, in a random byte of the fixed part.
+        let mut b = sent.body.clone();
+        if fixed > 0 {
+            let i = rng.below(fixed);
+            b[i] = rng.next() as u8;
             let _ = convert(&plan, &b, &mut rng);
         }
     }

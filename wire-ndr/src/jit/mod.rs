@@ -1,0 +1,336 @@
+//! Compiled conversions: a Cranelift back end for [`Plan`]s (feature `jit`), after PBIO's
+//! dynamic code generation (§4.3.2), and the tiering that decides which plans to compile under
+//! a code-size budget, after Hoschka.
+//!
+//! A [`Jit`] owns the target description and Cranelift's reusable contexts; [`Jit::compile`]
+//! turns one plan into a [`Compiled`] conversion. Each compiled plan has its own `JITModule`
+//! (Cranelift frees a module's code only as a whole), so evicting one plan frees exactly its
+//! code, and dropping a [`Compiled`] unmaps it.
+//!
+//! The generated function does, for the fixed part, what the [interpreter](crate::interp)
+//! does: one bounds check of the body's length up front, then loads at constant offsets,
+//! `bswap` where byte orders differ, integer widening and narrowing with the interpreter's
+//! range checks, `f32`↔`f64`, stores at the local constant offsets, loops for arrays and
+//! nested records, and `i8x16` shuffles for byte-swapped arrays. Strings, variable-length
+//! arrays and defaults are handed to the interpreter through a helper the code calls. When
+//! anything fails the function returns non-zero and the interpreter runs the conversion again
+//! to produce the error, so both engines report identical errors.
+//!
+//! # Safety argument
+//!
+//! Generated code is trusted by the process, so nothing in a format description may steer it
+//! outside its buffers. The argument:
+//!
+//! 1. Only plans built by [`Plan::build`] from validated formats reach the compiler, and the
+//!    compiler checks each again ([`verify`](verify::verify)): with checked arithmetic, every
+//!    step's `offset + count × width` lies within its record's extent, nested records within
+//!    their strides, element widths are 1, 2, 4 or 8, the top-level extents are the plan's
+//!    `src_size` and `dst_size`, and both are at most [`MAX_RECORD_SIZE`](crate::MAX_RECORD_SIZE).
+//!    A plan that fails is not compiled.
+//! 2. The code's first instruction compares the body's length with `src_size` and returns
+//!    before any load when it is shorter. Every load is then at a constant offset (or a loop
+//!    offset bounded by a constant trip count) inside `[src, src + src_size)`.
+//! 3. [`Compiled::run_fixed`] asserts that the destination is exactly `dst_size` bytes, and
+//!    [`Compiled::run`] sizes the output to `dst_size` before the call; every store lies in
+//!    `[dst, dst + dst_size)` by (1).
+//! 4. Variable parts are read and written only by the interpreter (safe, bounds-checked Rust)
+//!    inside the helper. The helper may reallocate the output; it writes the new base to the
+//!    context, and the code reloads it before its next store.
+//! 5. The helper receives the address of a `Step` inside the plan; the plan is held by the
+//!    [`Compiled`] (an `Arc`), so it outlives the code.
+//!
+//! Tests exercise the edges: formats whose fields end exactly at the record's end, bodies one
+//! byte short, truncated messages, and a differential comparison with the interpreter over
+//! generated formats (`tests/conversion_proptests.rs`).
+
+mod translate;
+mod verify;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::interp;
+use crate::plan::{Plan, Step};
+use crate::{Error, ErrorKind};
+
+pub use verify::Unverified;
+
+/// The compiler: the host's target description and Cranelift's contexts, reused across
+/// compilations.
+pub struct Jit {
+    isa: OwnedTargetIsa,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+}
+
+impl core::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Jit")
+            .field("isa", &self.isa.name())
+            .finish_non_exhaustive()
+    }
+}
+
+fn jit_error(what: &str, e: impl core::fmt::Display) -> Error {
+    Error::without_offset(ErrorKind::Custom(format!("jit: {what}: {e}")))
+}
+
+impl Jit {
+    /// A compiler for this machine.
+    pub fn new() -> Result<Jit, Error> {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| {
+            f.set(k, v).map_err(|e| jit_error("setting", e))
+        };
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(&mut flags, "is_pic", "false")?;
+        set(&mut flags, "opt_level", "speed")?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| jit_error("host", e))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| jit_error("target", e))?;
+        Ok(Jit {
+            isa,
+            ctx: Context::new(),
+            fctx: FunctionBuilderContext::new(),
+        })
+    }
+
+    /// Compiles `plan` into native code, after checking it (see the module's safety
+    /// argument). Errors when the plan fails the check or Cranelift fails.
+    pub fn compile(&mut self, plan: Arc<Plan>) -> Result<Compiled, Error> {
+        let start = Instant::now();
+        verify::verify(&plan)
+            .map_err(|e| Error::without_offset(ErrorKind::Custom(e.to_string())))?;
+        let mut module = JITModule::new(JITBuilder::with_isa(
+            self.isa.clone(),
+            default_libcall_names(),
+        ));
+        let call_conv = self.isa.default_call_conv();
+        let sig = translate::signature(call_conv);
+        let id = module
+            .declare_function("convert", Linkage::Local, &sig)
+            .map_err(|e| jit_error("declare", e))?;
+        self.ctx.clear();
+        self.ctx.func.signature = sig;
+        self.ctx.func.name = UserFuncName::user(0, id.as_u32());
+        let helpers = translate::Helpers {
+            step: step_helper as *const () as usize,
+            copy: copy_helper as *const () as usize,
+        };
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            translate::FunctionTranslator::translate(&mut b, &plan, &helpers, call_conv);
+            b.finalize(module.target_config());
+        }
+        let defined = module.define_function(id, &mut self.ctx);
+        let code_bytes = self
+            .ctx
+            .compiled_code()
+            .map_or(0, |c| c.code_info().total_size as usize);
+        module.clear_context(&mut self.ctx);
+        if let Err(e) = defined {
+            // SAFETY: nothing from this module was finalized or called.
+            unsafe { module.free_memory() };
+            return Err(jit_error("compile", e));
+        }
+        if let Err(e) = module.finalize_definitions() {
+            // SAFETY: as above: no function pointer was taken.
+            unsafe { module.free_memory() };
+            return Err(jit_error("finalize", e));
+        }
+        let code = module.get_finalized_function(id);
+        // SAFETY: `code` is the finalized function just defined with `translate::signature`:
+        // four pointer-sized integer parameters and a 32-bit result in the ISA's default
+        // calling convention, which is `extern "C"` on this host.
+        let func = unsafe { core::mem::transmute::<*const u8, ConvertFn>(code) };
+        Ok(Compiled {
+            module: Some(module),
+            func,
+            plan,
+            code_bytes,
+            compile_nanos: start.elapsed().as_nanos() as u64,
+        })
+    }
+}
+
+type ConvertFn = unsafe extern "C" fn(*mut Ctx<'_>, *const u8, usize, *mut u8) -> u32;
+
+/// What the generated code and its helper share during one call.
+#[repr(C)]
+struct Ctx<'a> {
+    /// The destination base; the helper updates it when the output moves. The code reads it
+    /// at offset [`translate::CTX_DST`].
+    dst: *mut u8,
+    plan: &'a Plan,
+    src: &'a [u8],
+    /// The growable output, or null for a fixed destination of `plan.dst_size` bytes at `dst`.
+    out: *mut Vec<u8>,
+}
+
+/// A compiled conversion: native code for one plan, freed when dropped.
+pub struct Compiled {
+    /// Only kept to free the code.
+    module: Option<JITModule>,
+    func: ConvertFn,
+    plan: Arc<Plan>,
+    code_bytes: usize,
+    compile_nanos: u64,
+}
+
+// SAFETY: after `finalize_definitions`, a `Compiled` only calls its function pointer (code
+// that is immutable, executable memory, with no thread affinity) and reads plain numbers; the
+// `JITModule` (not `Send` because it holds raw pointers to that memory) is touched again only
+// by `Drop`, which needs `&mut self` and so cannot race with a call. The plan is an `Arc`.
+unsafe impl Send for Compiled {}
+// SAFETY: as above; `&Compiled` allows calling the code concurrently, which only reads the
+// plan and writes the caller's own buffers.
+unsafe impl Sync for Compiled {}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `&mut self` means no call of `self.func` is running, and the pointer
+            // dies with `self`.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl core::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("code_bytes", &self.code_bytes)
+            .field("compile_nanos", &self.compile_nanos)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Compiled {
+    /// Bytes of machine code.
+    pub fn code_bytes(&self) -> usize {
+        self.code_bytes
+    }
+    /// How long compiling took, verification and linking included.
+    pub fn compile_nanos(&self) -> u64 {
+        self.compile_nanos
+    }
+    /// The plan this code runs.
+    pub fn plan(&self) -> &Arc<Plan> {
+        &self.plan
+    }
+
+    /// Converts like [`interp::run`]: the same bytes, or the same error.
+    pub fn run(&self, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+        let plan = &*self.plan;
+        out.truncate(plan.dst_size);
+        out.resize(plan.dst_size, 0);
+        let out_ptr: *mut Vec<u8> = out;
+        let mut ctx = Ctx {
+            // SAFETY (of the later writes through it): derived from `out_ptr`, the only
+            // access path to `out` until the call returns.
+            // SAFETY: `out_ptr` comes from a live `&mut Vec<u8>`.
+            dst: unsafe { (*out_ptr).as_mut_ptr() },
+            plan,
+            src,
+            out: out_ptr,
+        };
+        // SAFETY: see the module's safety argument: `self.func` was compiled from this
+        // verified plan; `src` is a live slice of `src.len()` bytes, which the code checks
+        // against `src_size` before reading; the output holds `dst_size` bytes at `ctx.dst`;
+        // `ctx` outlives the call and `out` is reached only through it meanwhile.
+        let r = unsafe { (self.func)(&mut ctx, src.as_ptr(), src.len(), ctx.dst) };
+        if r == 0 {
+            Ok(())
+        } else {
+            // SAFETY: the call has returned; `out_ptr` is the `&mut` we were given.
+            interp::run(plan, src, unsafe { &mut *out_ptr })
+        }
+    }
+
+    /// Converts like [`interp::run_fixed`] into a fixed part of exactly the plan's local size.
+    ///
+    /// # Panics
+    /// If `dst.len()` is not the plan's local size.
+    pub fn run_fixed(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        let plan = &*self.plan;
+        assert_eq!(
+            dst.len(),
+            plan.dst_size,
+            "run_fixed: output of the wrong size"
+        );
+        let base = dst.as_mut_ptr();
+        let mut ctx = Ctx {
+            dst: base,
+            plan,
+            src,
+            out: core::ptr::null_mut(),
+        };
+        // SAFETY: as in `run`, with the destination `dst` of exactly `dst_size` bytes, reached
+        // only through `base` until the call returns.
+        let r = unsafe { (self.func)(&mut ctx, src.as_ptr(), src.len(), base) };
+        if r == 0 {
+            Ok(())
+        } else {
+            interp::run_fixed(plan, src, dst)
+        }
+    }
+}
+
+/// Runs one step in the interpreter for generated code: returns 0, or 1 on any error (the
+/// caller then reruns the interpreter for the error itself).
+///
+/// # Safety
+/// `ctx` points to the live `Ctx` of the running conversion and `step` into its plan, as the
+/// generated code passes them.
+unsafe extern "C" fn step_helper(
+    ctx: *mut Ctx<'_>,
+    step: *const Step,
+    sbase: usize,
+    dbase: usize,
+) -> u32 {
+    // SAFETY: the caller's contract: `ctx` is valid for the call, and nothing else uses the
+    // context meanwhile (the generated code waits for us).
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: the caller's contract: `step` points into `ctx.plan`, alive for the call.
+    let step = unsafe { &*step };
+    let run = || {
+        if ctx.out.is_null() {
+            // SAFETY: a fixed destination: `ctx.dst` is the caller's `&mut [u8]` of
+            // `dst_size` bytes, not otherwise used during the call.
+            let dst = unsafe { core::slice::from_raw_parts_mut(ctx.dst, ctx.plan.dst_size) };
+            interp::run_step_fixed(ctx.plan, step, ctx.src, sbase, dst, dbase)
+        } else {
+            // SAFETY: `ctx.out` is the caller's `&mut Vec<u8>`, reached only through the
+            // context during the call.
+            let out = unsafe { &mut *ctx.out };
+            let r = interp::run_step(ctx.plan, step, ctx.src, sbase, out, dbase);
+            ctx.dst = out.as_mut_ptr();
+            r
+        }
+    };
+    // A panic must not unwind into generated code: report a failure instead, and the
+    // interpreter's rerun reports (or raises) it in ordinary Rust.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(())) => 0,
+        _ => 1,
+    }
+}
+
+/// `memcpy` for generated code.
+///
+/// # Safety
+/// `dst` and `src` are valid for `n` bytes and do not overlap.
+unsafe extern "C" fn copy_helper(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: the caller's contract; the generated code passes ranges inside the verified
+    // source and destination (distinct buffers).
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, n) }
+}
