@@ -36,6 +36,8 @@ mod field_type;
 mod format;
 mod format_id;
 pub mod interp;
+#[cfg(feature = "jit")]
+pub mod jit;
 mod message;
 mod native;
 mod order;

@@ -1,0 +1,2 @@
+pub mod frequency;
+pub mod knapsack;
