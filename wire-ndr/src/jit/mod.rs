@@ -43,6 +43,8 @@
 //! byte short, truncated messages, and a differential comparison with the interpreter over
 //! generated formats (`tests/conversion_proptests.rs`).
 
+pub mod frequency;
+pub mod knapsack;
 mod translate;
 mod verify;
 
