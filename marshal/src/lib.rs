@@ -164,17 +164,24 @@ pub mod cdr {
 /// carry records over a stream (TCP) with each format sent once before its first record, and
 /// a [`FormatServer`](ndr::FormatServer) answers format ids for receivers that resolve with a
 /// [`FormatClient`](ndr::FormatClient).
+///
+/// With feature `jit`, conversions are compiled to native code by Cranelift: choose the
+/// [`Engine`](ndr::Engine) with [`Receiver::with_engine`](ndr::Receiver::with_engine) (the
+/// default is [`Engine::Tiered`](ndr::Engine) under a code budget), and read what it did in
+/// [`Receiver::stats`](ndr::Receiver::stats).
 #[cfg(feature = "ndr")]
 pub mod ndr {
     #[cfg(feature = "transports")]
     pub use transports::ndr::{
         FormatClient, FormatServer, FormatServerHandle, NdrReader, NdrWriter,
     };
+    #[cfg(feature = "jit")]
+    pub use wire_ndr::jit;
     pub use wire_ndr::{
         format_frame, frame_len, interp, message_from_body, parse_frame, parse_message, plan,
-        prepare, to_body, to_message, write_message, ByteOrder, DynRecord, Field, Format,
+        prepare, to_body, to_message, write_message, ByteOrder, DynRecord, Engine, Field, Format,
         FormatCache, FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType,
-        Outgoing, Receiver, Record, Resolver, Value, HEADER_LEN,
+        Outgoing, Receiver, Record, Resolver, Stats, Value, HEADER_LEN,
     };
 }
 

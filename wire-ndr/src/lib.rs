@@ -32,6 +32,7 @@
 
 mod canonical;
 mod dynamic;
+mod engine;
 mod field_type;
 mod format;
 mod format_id;
@@ -48,6 +49,7 @@ mod resolver;
 mod word;
 
 pub use dynamic::{DynRecord, Value};
+pub use engine::{Engine, Stats};
 pub use field_type::Kind;
 pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_FIELDS, MAX_RECORD_SIZE};
 pub use format_id::FormatId;

@@ -5,26 +5,61 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+#[cfg(feature = "jit")]
+use crate::jit::tier::{Mode, Tier};
+#[cfg(feature = "jit")]
+use crate::jit::Compiled;
 use crate::message::{parse_message, HEADER_LEN};
 use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
 use crate::plan::Plan;
 use crate::resolver::Resolver;
-use crate::{interp, DynRecord, Error, ErrorKind, Format, FormatId, Record};
+use crate::{interp, DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
+
+/// A plan's key: (incoming format, local record's address).
+type Key = (FormatId, usize);
 
 /// Receives NDR records into local types ("receiver makes right").
 ///
 /// It keeps the formats it has been given ([`register`](Receiver::register)) or has resolved,
 /// and for each (incoming format, local type) pair a [`Plan`] built on first use. A record in
-/// the local format is copied (or viewed in place); any other is converted by the plan.
-#[derive(Default)]
+/// the local format is copied (or viewed in place); any other is converted by the plan, in
+/// the interpreter or, with the `jit` feature, by compiled code, as the [`Engine`] chosen at
+/// construction decides.
 pub struct Receiver {
     formats: HashMap<FormatId, Arc<Format>, IdHash>,
-    plans: HashMap<(FormatId, usize), Arc<Plan>, IdHash>,
+    plans: HashMap<Key, Arc<Plan>, IdHash>,
     /// The plan used last, checked before the map: a stream of one kind of record skips the
     /// hashing.
-    last: Option<((FormatId, usize), Arc<Plan>)>,
+    last: Option<Last>,
     scratch: Vec<u8>,
     resolver: Option<Box<dyn Resolver + Send>>,
+    engine: Engine,
+    stats: Stats,
+    #[cfg(feature = "jit")]
+    tier: Option<Tier>,
+    /// Conversions since the tier last worked between messages.
+    #[cfg(feature = "jit")]
+    since: u64,
+}
+
+/// The plan used last, with its code when compiled.
+struct Last {
+    key: Key,
+    plan: Arc<Plan>,
+    #[cfg(feature = "jit")]
+    code: Option<Arc<Compiled>>,
+    /// The tier's generation `code` was read at.
+    #[cfg(feature = "jit")]
+    generation: u64,
+    /// Conversions not yet counted in the tier.
+    #[cfg(feature = "jit")]
+    pending: u64,
+}
+
+impl Default for Receiver {
+    fn default() -> Receiver {
+        Receiver::with_engine(Engine::default())
+    }
 }
 
 impl core::fmt::Debug for Receiver {
@@ -33,22 +68,84 @@ impl core::fmt::Debug for Receiver {
             .field("formats", &self.formats.len())
             .field("plans", &self.plans.len())
             .field("resolver", &self.resolver.is_some())
+            .field("engine", &self.engine)
+            .field("stats", &self.stats)
             .finish()
     }
 }
 
 impl Receiver {
-    /// A receiver that knows no incoming format yet.
+    /// A receiver that knows no incoming format yet, with the default [`Engine`].
     pub fn new() -> Receiver {
         Receiver::default()
     }
 
-    /// A receiver that asks `resolver` for formats it does not know.
-    pub fn with_resolver(resolver: impl Resolver + Send + 'static) -> Receiver {
+    /// A receiver whose conversions run on `engine`.
+    ///
+    /// ```
+    /// use wire_ndr::{Engine, Receiver};
+    /// let rx = Receiver::with_engine(Engine::Interpreter);
+    /// assert_eq!(rx.engine(), Engine::Interpreter);
+    /// ```
+    pub fn with_engine(engine: Engine) -> Receiver {
+        #[cfg(feature = "jit")]
+        let tier = match engine {
+            Engine::Interpreter => None,
+            Engine::Jit => Some(Tier::new(Mode::Always, Engine::JIT_BUDGET)),
+            Engine::Tiered { budget_bytes } => Some(Tier::new(Mode::Tiered, budget_bytes)),
+        };
         Receiver {
-            resolver: Some(Box::new(resolver)),
-            ..Receiver::default()
+            formats: HashMap::default(),
+            plans: HashMap::default(),
+            last: None,
+            scratch: Vec::new(),
+            resolver: None,
+            engine,
+            stats: Stats::default(),
+            #[cfg(feature = "jit")]
+            tier,
+            #[cfg(feature = "jit")]
+            since: 0,
         }
+    }
+
+    /// A receiver (with the default [`Engine`]) that asks `resolver` for formats it does not
+    /// know.
+    pub fn with_resolver(resolver: impl Resolver + Send + 'static) -> Receiver {
+        let mut r = Receiver::default();
+        r.set_resolver(resolver);
+        r
+    }
+
+    /// Asks `resolver` for formats this receiver does not know.
+    pub fn set_resolver(&mut self, resolver: impl Resolver + Send + 'static) {
+        self.resolver = Some(Box::new(resolver));
+    }
+
+    /// The engine chosen at construction.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// What the engine has done: plans compiled, code held, conversions interpreted and
+    /// compiled, time spent compiling.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Forgets the format with this id, its plans and their compiled code: a receiver that
+    /// sees many short-lived formats keeps its memory bounded by calling this. Returns
+    /// whether the format was known.
+    pub fn forget(&mut self, id: FormatId) -> bool {
+        self.plans.retain(|k, _| k.0 != id);
+        if matches!(&self.last, Some(l) if l.key.0 == id) {
+            self.last = None;
+        }
+        #[cfg(feature = "jit")]
+        if let Some(t) = &mut self.tier {
+            t.forget(id, &mut self.stats);
+        }
+        self.formats.remove(&id).is_some()
     }
 
     /// Makes `format` known, so messages naming its id can be decoded.
@@ -90,19 +187,29 @@ impl Receiver {
 
     /// Converts one record body of `format` into a `T`.
     pub fn convert<T: Record>(&mut self, format: &Format, record: &[u8]) -> Result<T, Error> {
-        let plan = self.plan_for(format, T::RECORD)?;
-        convert_with(&plan, record, &mut self.scratch)
+        self.ensure_last(format.id(), T::RECORD, Some(format))?;
+        let r = self.convert_last(record);
+        self.between_messages();
+        r
     }
 
     /// Decodes a message (header and body) into a `T`, converting it from the sender's format,
     /// which must be registered or resolvable. Error offsets count from the message's start.
     pub fn decode<T: Record>(&mut self, message: &[u8]) -> Result<T, Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD)?;
-        let Some((_, plan)) = &self.last else {
-            return Err(no_plan());
-        };
-        convert_with(plan, m.body, &mut self.scratch).map_err(|e| e.shifted(HEADER_LEN))
+        self.ensure_last(m.id, T::RECORD, None)?;
+        let r = self.convert_last(m.body).map_err(|e| e.shifted(HEADER_LEN));
+        self.between_messages();
+        r
+    }
+
+    /// Converts `body` by the last plan into a new `T`.
+    fn convert_last<T: Record>(&mut self, body: &[u8]) -> Result<T, Error> {
+        if self.last.as_ref().is_some_and(|l| l.plan.is_identical()) {
+            return from_body(body);
+        }
+        self.run_last(body, None)?;
+        from_body(&self.scratch)
     }
 
     /// Decodes a message (header and body) with no Rust type: a [`DynRecord`] whose fields are
@@ -131,19 +238,66 @@ impl Receiver {
     /// into it. On error, `out` holds some valid but unspecified value.
     pub fn decode_into<T: Record>(&mut self, message: &[u8], out: &mut T) -> Result<(), Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD)?;
-        let Some((_, plan)) = &self.last else {
+        self.ensure_last(m.id, T::RECORD, None)?;
+        let Some(last) = &self.last else {
             return Err(no_plan());
         };
-        let r = if plan.is_identical() {
+        let r = if last.plan.is_identical() {
             body_into(m.body, out)
-        } else if let (false, Some(bytes)) = (plan.has_variable_parts(), as_bytes_mut(out)) {
-            interp::run_fixed(plan, m.body, bytes)
+        } else if let (false, Some(bytes)) = (last.plan.has_variable_parts(), as_bytes_mut(out)) {
+            self.run_last(m.body, Some(bytes))
         } else {
-            interp::run(plan, m.body, &mut self.scratch)
+            self.run_last(m.body, None)
                 .and_then(|()| body_into(&self.scratch, out))
         };
+        self.between_messages();
         r.map_err(|e| e.shifted(HEADER_LEN))
+    }
+
+    /// Runs the last plan (not the identical one) on `body`: into `fixed` when given (a plan
+    /// without variable parts, into a value's own bytes), else into the scratch body. Compiled
+    /// code runs it when the engine has compiled it.
+    fn run_last(&mut self, body: &[u8], fixed: Option<&mut [u8]>) -> Result<(), Error> {
+        let Some(last) = &mut self.last else {
+            return Err(no_plan());
+        };
+        #[cfg(feature = "jit")]
+        if let Some(tier) = &self.tier {
+            last.pending += 1;
+            self.since += 1;
+            if last.generation != tier.generation() {
+                last.code = tier.code(&last.key);
+                last.generation = tier.generation();
+            }
+            if let Some(code) = &last.code {
+                self.stats.compiled_conversions += 1;
+                return match fixed {
+                    Some(dst) => code.run_fixed(body, dst),
+                    None => code.run(body, &mut self.scratch),
+                };
+            }
+        }
+        self.stats.interpreted_conversions += 1;
+        match fixed {
+            Some(dst) => interp::run_fixed(&last.plan, body, dst),
+            None => interp::run(&last.plan, body, &mut self.scratch),
+        }
+    }
+
+    /// Between two messages: lets a tiered engine count, choose and compile (at most one plan
+    /// per message).
+    fn between_messages(&mut self) {
+        #[cfg(feature = "jit")]
+        if let Some(tier) = &mut self.tier {
+            if tier.due(self.since) {
+                if let Some(l) = &mut self.last {
+                    tier.seen(&l.key, core::mem::take(&mut l.pending));
+                }
+                let formats = &self.formats;
+                let all = || formats.values().cloned().collect();
+                tier.between(core::mem::take(&mut self.since), &all, &mut self.stats);
+            }
+        }
     }
 
     /// A view of the record inside `message`, with no copy: when the sender's format is the
@@ -168,14 +322,43 @@ impl Receiver {
         })
     }
 
-    /// Makes `self.last` the plan for (`id`, `local`): a stream of one kind of record skips
-    /// the map. Callers then borrow `self.last` beside `self.scratch`.
-    fn ensure_last(&mut self, id: FormatId, local: &'static NativeRecord) -> Result<(), Error> {
+    /// Makes `self.last` the plan for (`id`, `local`) (from `format` when given, else the
+    /// format with this id): a stream of one kind of record skips the map.
+    fn ensure_last(
+        &mut self,
+        id: FormatId,
+        local: &'static NativeRecord,
+        format: Option<&Format>,
+    ) -> Result<(), Error> {
         let key = (id, local as *const NativeRecord as usize);
-        if !matches!(&self.last, Some((k, _)) if *k == key) {
-            let plan = self.plan_by_id(id, local)?;
-            self.last = Some((key, plan));
+        if matches!(&self.last, Some(l) if l.key == key) {
+            return Ok(());
         }
+        let plan = match format {
+            Some(f) => self.plan_for(f, local)?,
+            None => self.plan_by_id(id, local)?,
+        };
+        #[cfg(feature = "jit")]
+        let (code, generation) = match &mut self.tier {
+            Some(tier) => {
+                if let Some(l) = &mut self.last {
+                    tier.seen(&l.key, core::mem::take(&mut l.pending));
+                }
+                tier.add(key, &plan, &mut self.stats);
+                (tier.code(&key), tier.generation())
+            }
+            None => (None, 0),
+        };
+        self.last = Some(Last {
+            key,
+            plan,
+            #[cfg(feature = "jit")]
+            code,
+            #[cfg(feature = "jit")]
+            generation,
+            #[cfg(feature = "jit")]
+            pending: 0,
+        });
         Ok(())
     }
 
@@ -212,14 +395,6 @@ impl Receiver {
 #[cold]
 fn no_plan() -> Error {
     Error::without_offset(ErrorKind::Custom("no plan after building one".into()))
-}
-
-fn convert_with<T: Record>(plan: &Plan, body: &[u8], scratch: &mut Vec<u8>) -> Result<T, Error> {
-    if plan.is_identical() {
-        return from_body(body);
-    }
-    interp::run(plan, body, scratch)?;
-    from_body(scratch)
 }
 
 /// Format ids are already uniform hashes: the hasher folds the bytes it is given.

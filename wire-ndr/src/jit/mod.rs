@@ -43,8 +43,10 @@
 //! byte short, truncated messages, and a differential comparison with the interpreter over
 //! generated formats (`tests/conversion_proptests.rs`).
 
+pub mod cost;
 pub mod frequency;
 pub mod knapsack;
+pub(crate) mod tier;
 mod translate;
 mod verify;
 
