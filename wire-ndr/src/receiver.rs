@@ -133,6 +133,19 @@ impl Receiver {
         self.stats
     }
 
+    /// Whether the plan from the format `id` to `T` is compiled now (always `false` without
+    /// the `jit` feature or with [`Engine::Interpreter`]).
+    pub fn is_compiled<T: Record>(&self, id: FormatId) -> bool {
+        #[cfg(feature = "jit")]
+        if let Some(t) = &self.tier {
+            return t
+                .code(&(id, T::RECORD as *const NativeRecord as usize))
+                .is_some();
+        }
+        let _ = id;
+        false
+    }
+
     /// Forgets the format with this id, its plans and their compiled code: a receiver that
     /// sees many short-lived formats keeps its memory bounded by calling this. Returns
     /// whether the format was known.

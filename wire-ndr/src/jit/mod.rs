@@ -338,3 +338,172 @@ unsafe extern "C" fn copy_helper(dst: *mut u8, src: *const u8, n: usize) {
     // source and destination (distinct buffers).
     unsafe { core::ptr::copy_nonoverlapping(src, dst, n) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{IntRepr, Op};
+    use crate::{ByteOrder, Format, IOField, NativeField, NativeRecord, NativeType};
+
+    static FIELDS: [NativeField; 3] = [
+        NativeField {
+            name: "a",
+            offset: 0,
+            ty: NativeType::Int(4),
+        },
+        NativeField {
+            name: "b",
+            offset: 8,
+            ty: NativeType::Float(8),
+        },
+        NativeField {
+            name: "c",
+            offset: 16,
+            ty: NativeType::Array {
+                elem: &NativeType::Int(2),
+                len: 3,
+            },
+        },
+    ];
+    static EDGE: NativeRecord = NativeRecord {
+        name: "edge",
+        size: 24,
+        align: 8,
+        fields: &FIELDS,
+        defaults: None,
+        zero_copy: false,
+    };
+
+    /// A big-endian sender whose last field ends exactly at the record's end.
+    fn edge_format() -> Format {
+        Format::from_fields(
+            "edge",
+            ByteOrder::Big,
+            18,
+            &[
+                IOField::new("c", "integer[3]", 2, 12),
+                IOField::new("b", "float", 8, 4),
+                IOField::new("a", "integer", 4, 0),
+            ],
+            &[],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn fields_at_the_edge_and_bodies_one_byte_short() {
+        let plan = Arc::new(Plan::build(&edge_format(), &EDGE).unwrap());
+        let code = Jit::new().unwrap().compile(plan.clone()).unwrap();
+        let mut body = 7i32.to_be_bytes().to_vec();
+        body.extend_from_slice(&2.5f64.to_be_bytes());
+        for x in [1i16, -2, 3] {
+            body.extend_from_slice(&x.to_be_bytes());
+        }
+        assert_eq!(body.len(), 18);
+        for n in [18, 17, 12, 0] {
+            let (mut a, mut b) = (vec![0u8; 24], vec![0u8; 24]);
+            let want = interp::run_fixed(&plan, &body[..n], &mut a);
+            let got = code.run_fixed(&body[..n], &mut b);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{n} bytes");
+            assert_eq!(a, b);
+            assert_eq!(got.is_ok(), n == 18);
+        }
+        let mut out = vec![0u8; 24];
+        code.run_fixed(&body, &mut out).unwrap();
+        assert_eq!(&out[..4], &7i32.to_ne_bytes());
+        assert_eq!(&out[8..16], &2.5f64.to_ne_bytes());
+        assert_eq!(&out[16..18], &1i16.to_ne_bytes());
+        assert_eq!(&out[20..22], &3i16.to_ne_bytes());
+    }
+
+    fn bogus(steps: Vec<Step>, src_size: usize, dst_size: usize) -> Plan {
+        Plan {
+            src_size,
+            dst_size,
+            steps,
+            templates: Vec::new(),
+            identical: false,
+            expansion: 16,
+            var: false,
+        }
+    }
+
+    fn step(src: usize, dst: usize, count: usize, op: Op) -> Step {
+        Step {
+            src,
+            dst,
+            count,
+            field: "f",
+            op,
+        }
+    }
+
+    /// Plans that would reach outside the buffers are refused, whatever built them.
+    #[test]
+    fn plans_outside_their_buffers_are_not_compiled() {
+        let int = |size, signed| IntRepr {
+            size,
+            signed,
+            swap: true,
+        };
+        let cases = [
+            bogus(vec![step(13, 0, 1, Op::Swap { width: 4 })], 16, 16),
+            bogus(vec![step(0, 13, 1, Op::Swap { width: 4 })], 16, 16),
+            bogus(vec![step(0, 0, 5, Op::Copy { width: 4 })], 16, 32),
+            bogus(vec![step(0, 0, 1, Op::Swap { width: 3 })], 16, 16),
+            bogus(vec![step(0, 0, usize::MAX, Op::Copy { width: 2 })], 16, 16),
+            bogus(
+                vec![step(
+                    0,
+                    0,
+                    1,
+                    Op::Int {
+                        from: int(8, true),
+                        to: int(4, true),
+                    },
+                )],
+                4,
+                4,
+            ),
+            bogus(
+                vec![step(
+                    0,
+                    0,
+                    3,
+                    Op::Records {
+                        src_stride: 4,
+                        dst_stride: 4,
+                        steps: vec![step(2, 0, 1, Op::Swap { width: 4 })],
+                    },
+                )],
+                12,
+                12,
+            ),
+            bogus(
+                vec![step(
+                    0,
+                    0,
+                    1,
+                    Op::Template {
+                        index: 0,
+                        steps: vec![],
+                    },
+                )],
+                8,
+                8,
+            ),
+            bogus(vec![], crate::MAX_RECORD_SIZE + 1, 8),
+        ];
+        let mut jit = Jit::new().unwrap();
+        for plan in cases {
+            let e = jit.compile(Arc::new(plan.clone())).unwrap_err();
+            assert!(
+                e.to_string().contains("plan not compiled"),
+                "{e} for {plan:?}"
+            );
+        }
+        // The same shapes inside their extents compile.
+        let ok = bogus(vec![step(12, 12, 1, Op::Swap { width: 4 })], 16, 16);
+        jit.compile(Arc::new(ok)).unwrap();
+    }
+}
