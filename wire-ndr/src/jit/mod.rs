@@ -96,7 +96,19 @@ impl Jit {
         };
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "is_pic", "false")?;
-        set(&mut flags, "opt_level", "speed")?;
+        // Plans are already straight-line loads and stores at constant offsets: Cranelift's
+        // e-graph optimizations find little to improve and cost half the compile time.
+        set(&mut flags, "opt_level", "none")?;
+        // The IR verifier checks the translator's output; tests and debug builds keep it.
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
         let isa = cranelift_native::builder()
             .map_err(|e| jit_error("host", e))?
             .finish(settings::Flags::new(flags))

@@ -38,6 +38,8 @@ pub(crate) const CTX_DST: i32 = 0;
 const INLINE_COPY: usize = 128;
 /// Unrolls element loops of at most this many elements.
 const UNROLL: usize = 8;
+/// 16-byte vectors swapped per loop iteration.
+const VECTORS: usize = 8;
 
 /// The helpers generated code calls, as absolute addresses.
 pub(crate) struct Helpers {
@@ -245,7 +247,8 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     }
 
     /// Runs `body` for `count` elements at strides `ss` and `ds`: unrolled when short, else
-    /// a loop whose block parameters are the index and both offsets.
+    /// a loop whose block parameters are the running offsets (one when the strides are equal),
+    /// with the constant parts left in the accesses' immediates.
     fn each(
         &mut self,
         count: usize,
@@ -255,56 +258,55 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
         d: At,
         mut body: impl FnMut(&mut Self, At, At),
     ) {
-        if count <= UNROLL {
+        if count <= UNROLL || (ss == 0 && ds == 0) {
             for i in 0..count {
                 body(self, s.plus(i * ss), d.plus(i * ds));
             }
             return;
         }
-        let s0 = self.offset(s);
-        let d0 = self.offset(d);
         let zero = self.b.ins().iconst(types::I64, 0);
         let header = self.b.create_block();
         let looped = self.b.create_block();
         let exit = self.b.create_block();
-        for _ in 0..3 {
+        let shared = ss == ds;
+        let params = if shared { 1 } else { 2 };
+        for _ in 0..params {
             self.b.append_block_param(header, types::I64);
         }
-        self.b.ins().jump(
-            header,
-            &[
-                BlockArg::Value(zero),
-                BlockArg::Value(s0),
-                BlockArg::Value(d0),
-            ],
-        );
+        let init = [BlockArg::Value(zero), BlockArg::Value(zero)];
+        self.b.ins().jump(header, &init[..params]);
 
         self.b.switch_to_block(header);
         let p = self.b.block_params(header).to_vec();
-        let (i, so, doff) = (p[0], p[1], p[2]);
+        let (so, doff) = if shared { (p[0], p[0]) } else { (p[0], p[1]) };
+        // The loop ends on the offset with a non-zero stride.
+        let (bound, stride) = if ss != 0 { (so, ss) } else { (doff, ds) };
         let more = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, i, count as i64);
+            .icmp_imm_s(IntCC::UnsignedLessThan, bound, (count * stride) as i64);
         self.b.ins().brif(more, looped, &[], exit, &[]);
 
         self.b.switch_to_block(looped);
-        let at = |v| At {
-            dynamic: Some(v),
-            konst: 0,
+        let inner = |t: &mut Self, at: At, off: Value| At {
+            dynamic: Some(match at.dynamic {
+                Some(v) => t.b.ins().iadd(v, off),
+                None => off,
+            }),
+            konst: at.konst,
         };
-        body(self, at(so), at(doff));
-        let i2 = self.b.ins().iadd_imm_s(i, 1);
+        let si = inner(self, s, so);
+        let di = inner(self, d, doff);
+        body(self, si, di);
         let s2 = self.b.ins().iadd_imm_s(so, ss as i64);
-        let d2 = self.b.ins().iadd_imm_s(doff, ds as i64);
-        self.b.ins().jump(
-            header,
-            &[
-                BlockArg::Value(i2),
-                BlockArg::Value(s2),
-                BlockArg::Value(d2),
-            ],
-        );
+        if shared {
+            self.b.ins().jump(header, &[BlockArg::Value(s2)]);
+        } else {
+            let d2 = self.b.ins().iadd_imm_s(doff, ds as i64);
+            self.b
+                .ins()
+                .jump(header, &[BlockArg::Value(s2), BlockArg::Value(d2)]);
+        }
         self.b.switch_to_block(exit);
     }
 
@@ -338,19 +340,24 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
         }
     }
 
-    /// The `i8x16` lane mask that reverses each `width`-byte element.
+    /// The lanes of an `i8x16` permutation that reverses each `width`-byte element.
+    fn lanes(width: usize) -> Vec<u8> {
+        let w = width as u8;
+        (0..16u8).map(|i| (i / w) * w + (w - 1 - i % w)).collect()
+    }
+
+    /// The mask as a `shuffle` immediate (the portable form, for the few unrolled vectors).
     fn mask(&mut self, width: usize) -> Immediate {
         let slot = width.trailing_zeros() as usize - 1;
         if let Some(m) = self.masks[slot] {
             return m;
         }
-        let lanes: Vec<u8> = (0..16u8)
-            .map(|i| {
-                let w = width as u8;
-                (i / w) * w + (w - 1 - i % w)
-            })
-            .collect();
-        let m = self.b.func.dfg.immediates.push(ConstantData::from(lanes));
+        let m = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(Self::lanes(width)));
         self.masks[slot] = Some(m);
         m
     }
@@ -360,21 +367,19 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     fn swap(&mut self, count: usize, width: usize, s: At, d: At) {
         let per = 16 / width;
         let vectors = count / per;
-        if vectors > 0 {
+        let blocks = vectors / VECTORS;
+        let mut done = 0;
+        if blocks > 1 {
+            self.swap_loop(blocks, width, s, d);
+            done = blocks * VECTORS;
+        }
+        if done < vectors {
             let mask = self.mask(width);
-            // Four vectors per iteration, then the rest unrolled.
-            let blocks = vectors / 4;
-            let mut done = 0;
-            if blocks > 1 {
-                self.each(blocks, 64, 64, s, d, |t, s, d| {
-                    for k in 0..4 {
-                        t.swap16(mask, s.plus(16 * k), d.plus(16 * k));
-                    }
-                });
-                done = blocks * 4;
-            }
             for k in done..vectors {
-                self.swap16(mask, s.plus(16 * k), d.plus(16 * k));
+                let (sk, dk) = (s.plus(16 * k), d.plus(16 * k));
+                let v = self.load(types::I8X16, sk);
+                let v = self.b.ins().shuffle(v, v, mask);
+                self.store(v, dk);
             }
         }
         let ty = int_type(width);
@@ -385,10 +390,59 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
         }
     }
 
-    fn swap16(&mut self, mask: Immediate, s: At, d: At) {
-        let v = self.load(types::I8X16, s);
-        let v = self.b.ins().shuffle(v, v, mask);
-        self.store(v, d);
+    /// `blocks` × `VECTORS` vectors of byte-swapped elements, in a loop whose block
+    /// parameters are the two pointers (plain `[reg + disp]` addresses, so stores need no
+    /// index register) and whose lane mask lives in a register (on x86-64, `pshufb` with the
+    /// mask loaded once; elsewhere the portable `shuffle`).
+    fn swap_loop(&mut self, blocks: usize, width: usize, s: At, d: At) {
+        let (sb, sk) = self.src_addr(s);
+        let sp = self.b.ins().iadd_imm_s(sb, i64::from(sk));
+        let (db, dk) = self.dst_addr(d);
+        let dp = self.b.ins().iadd_imm_s(db, i64::from(dk));
+        let step = 16 * VECTORS;
+        let end = self.b.ins().iadd_imm_s(sp, (blocks * step) as i64);
+        #[cfg(target_arch = "x86_64")]
+        let mask = {
+            let c = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(ConstantData::from(Self::lanes(width)));
+            self.b.ins().vconst(types::I8X16, c)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let mask = self.mask(width);
+
+        let header = self.b.create_block();
+        let looped = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(header, types::I64);
+        self.b
+            .ins()
+            .jump(header, &[BlockArg::Value(sp), BlockArg::Value(dp)]);
+        self.b.switch_to_block(header);
+        let p = self.b.block_params(header).to_vec();
+        let (ps, pd) = (p[0], p[1]);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, ps, end);
+        self.b.ins().brif(more, looped, &[], exit, &[]);
+        self.b.switch_to_block(looped);
+        for k in 0..VECTORS {
+            let off = (16 * k) as i32;
+            let v = self.b.ins().load(types::I8X16, flags(), ps, off);
+            #[cfg(target_arch = "x86_64")]
+            let v = self.b.ins().x86_pshufb(v, mask);
+            #[cfg(not(target_arch = "x86_64"))]
+            let v = self.b.ins().shuffle(v, v, mask);
+            self.b.ins().store(flags(), v, pd, off);
+        }
+        let ps2 = self.b.ins().iadd_imm_s(ps, step as i64);
+        let pd2 = self.b.ins().iadd_imm_s(pd, step as i64);
+        self.b
+            .ins()
+            .jump(header, &[BlockArg::Value(ps2), BlockArg::Value(pd2)]);
+        self.b.switch_to_block(exit);
     }
 
     /// An integer: load, swap, extend to 64 bits, check the range the local type holds (the
@@ -514,10 +568,12 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
 
 #[cfg(test)]
 mod tests {
+    use super::FunctionTranslator;
+
     #[test]
     fn masks_reverse_each_element() {
         for w in [2u8, 4, 8] {
-            let lanes: Vec<u8> = (0..16u8).map(|i| (i / w) * w + (w - 1 - i % w)).collect();
+            let lanes = FunctionTranslator::lanes(w.into());
             for (i, &l) in lanes.iter().enumerate() {
                 let i = i as u8;
                 assert_eq!(l / w, i / w, "stays in its element");

@@ -313,7 +313,81 @@ fn ndr_demo() -> std::io::Result<()> {
     );
     let json = dynamic.to_json();
     println!("  as JSON: {}…", &json[..json.len().min(96)]);
+    #[cfg(feature = "jit")]
+    jit_demo(memcpy);
+    #[cfg(not(feature = "jit"))]
+    println!("\n  (build with `--features jit` to see the same conversions compiled by Cranelift)");
     Ok(())
+}
+
+/// The same NDR conversions through the interpreter and through code compiled by Cranelift,
+/// side by side, with the compile time and code size of each plan.
+#[cfg(feature = "jit")]
+fn jit_demo(ksdata_memcpy: f64) {
+    use marshal::ndr::{to_body, Engine, Format, Receiver, Record};
+    use workloads::ksdata::{big_endian_message, extra_first_message, KSdata1, Ks100, Ks1k};
+
+    println!(
+        "\n  NDR conversions, interpreter vs JIT (Cranelift), ns per record (x memcpy of the record)"
+    );
+    println!(
+        "  {:<34} {:>16} {:>16} {:>8} {:>11} {:>10}",
+        "record, sender", "interpreter", "JIT", "speedup", "compile µs", "code bytes"
+    );
+    fn row<T: Record + PartialEq + core::fmt::Debug>(
+        what: &str,
+        v: &T,
+        ksdata_memcpy: Option<f64>,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let format = Format::of::<T>();
+        let body = to_body(v).expect("encode");
+        let memcpy = ksdata_memcpy.unwrap_or_else(|| {
+            let mut copy = vec![0u8; size];
+            nanos(size, || {
+                copy.copy_from_slice(black_box(&body));
+                black_box(copy.as_ptr());
+            })
+        });
+        for (sender, (f, msg)) in [
+            ("big-endian", big_endian_message(&format, &body)),
+            ("extra first field", extra_first_message(&format, &body)),
+        ] {
+            let mut int = Receiver::with_engine(Engine::Interpreter);
+            let mut jit = Receiver::with_engine(Engine::Jit);
+            int.register(f.clone());
+            jit.register(f);
+            let mut out: T = int.decode(&msg).expect("decode");
+            jit.decode_into(&msg, &mut out).expect("decode");
+            assert_eq!(&out, v, "the JIT gives the record back");
+            let s = jit.stats();
+            let ti = nanos(size, || {
+                int.decode_into(black_box(&msg), &mut out).expect("decode")
+            });
+            let tj = nanos(size, || {
+                jit.decode_into(black_box(&msg), &mut out).expect("decode")
+            });
+            assert!(jit.stats().compiled_conversions > 1 && int.stats().compiled_plans == 0);
+            println!(
+                "  {:<34} {:>8.0} ({:>5.2}) {:>8.0} ({:>5.2}) {:>7.1}x {:>11.0} {:>10}",
+                format!("{what}, {sender}"),
+                ti,
+                ti / memcpy,
+                tj,
+                tj / memcpy,
+                ti / tj,
+                s.compile_nanos as f64 / 1e3,
+                s.code_bytes
+            );
+        }
+    }
+    row("Ks100 (104 B)", &*Ks100::sample(1), None);
+    row("Ks1k (992 B)", &*Ks1k::sample(1), None);
+    row(
+        "KSdata1 (100 808 B)",
+        &*KSdata1::sample(1),
+        Some(ksdata_memcpy),
+    );
 }
 
 fn main() {
