@@ -3,9 +3,11 @@
 //! TCP between a Rust client and a Rust server and prints round-trip throughput; then sends
 //! PBIO's KSdata1 records over an NDR stream on loopback, converts records from a synthetic
 //! big-endian sender and from one with an unexpected extra field, and prints send and receive
-//! costs beside `memcpy`.
+//! costs beside `memcpy`; built with the `jit` feature, it also runs the same conversions
+//! through the interpreter and through code compiled by Cranelift, side by side, with compile
+//! times (measured cold: the first compile after the timing loops have filled the caches).
 //!
-//! `cargo run --release --bin demo`
+//! `cargo run --release --features workloads/jit --bin demo`
 //!
 //! Timing: each operation repeats until 20 ms have passed; the median of 7 such runs is shown.
 //! For the benchmark suite with competitors (rpcgen, serde-xdr, omniORB), see `benches/`.
