@@ -222,6 +222,219 @@ pub fn extra_first_message(format: &Format, body: &[u8]) -> (Format, Vec<u8>) {
     (theirs, msg)
 }
 
+/// How the bytes of a foreign KSdata body are read: byte order, and where the record starts.
+trait Source {
+    /// Bytes before the record's first field.
+    const BASE: usize;
+    fn i32(b: [u8; 4]) -> i32;
+    fn u32(b: [u8; 4]) -> u32;
+    fn f64(b: [u8; 8]) -> f64;
+}
+
+/// A big-endian sender with this machine's layout ([`big_endian_message`]).
+struct BigEndian;
+
+impl Source for BigEndian {
+    const BASE: usize = 0;
+    #[inline(always)]
+    fn i32(b: [u8; 4]) -> i32 {
+        i32::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn f64(b: [u8; 8]) -> f64 {
+        f64::from_be_bytes(b)
+    }
+}
+
+/// A sender with this machine's byte order and one more field first ([`extra_first_message`]).
+struct ExtraFirst;
+
+impl Source for ExtraFirst {
+    const BASE: usize = 8;
+    #[inline(always)]
+    fn i32(b: [u8; 4]) -> i32 {
+        i32::from_ne_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_ne_bytes(b)
+    }
+    #[inline(always)]
+    fn f64(b: [u8; 8]) -> f64 {
+        f64::from_ne_bytes(b)
+    }
+}
+
+/// A foreign body and its reading rules: each field at its offset (the local one, plus the
+/// source's base) read with the source's byte order.
+struct Reader<'a, S> {
+    src: &'a [u8],
+    order: core::marker::PhantomData<S>,
+}
+
+impl<'a, S: Source> Reader<'a, S> {
+    /// A reader of `src`, which must hold `size` bytes of record after the base.
+    fn new(src: &'a [u8], size: usize) -> Self {
+        assert!(
+            src.len() >= S::BASE + size,
+            "a foreign KSdata body of {} bytes, {} needed",
+            src.len(),
+            S::BASE + size
+        );
+        Reader {
+            src,
+            order: core::marker::PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn bytes<const N: usize>(&self, at: usize) -> [u8; N] {
+        let mut b = [0u8; N];
+        b.copy_from_slice(&self.src[S::BASE + at..S::BASE + at + N]);
+        b
+    }
+
+    #[inline(always)]
+    fn i32(&self, at: usize) -> i32 {
+        S::i32(self.bytes(at))
+    }
+
+    #[inline(always)]
+    fn u32(&self, at: usize) -> u32 {
+        S::u32(self.bytes(at))
+    }
+
+    #[inline(always)]
+    fn f64(&self, at: usize) -> f64 {
+        S::f64(self.bytes(at))
+    }
+
+    /// `out.len()` integers from `at`.
+    #[inline(always)]
+    fn i32s(&self, at: usize, out: &mut [i32]) {
+        let src = &self.src[S::BASE + at..S::BASE + at + 4 * out.len()];
+        for (o, c) in out.iter_mut().zip(src.chunks_exact(4)) {
+            *o = S::i32(c.try_into().expect("4 bytes"));
+        }
+    }
+
+    /// `out.len()` doubles from `at`.
+    #[inline(always)]
+    fn f64s(&self, at: usize, out: &mut [f64]) {
+        let src = &self.src[S::BASE + at..S::BASE + at + 8 * out.len()];
+        for (o, c) in out.iter_mut().zip(src.chunks_exact(8)) {
+            *o = S::f64(c.try_into().expect("8 bytes"));
+        }
+    }
+}
+
+/// The hand-written conversions a programmer would write for the two foreign senders of the
+/// benchmarks, field by field at constant offsets: scalars with `from_be_bytes` (or
+/// `from_ne_bytes`), arrays with a loop over `chunks_exact`.
+pub trait HandConvert {
+    /// Converts the body of [`big_endian_message`] (this layout, big-endian) into `out`.
+    ///
+    /// # Panics
+    /// If `src` is shorter than the record.
+    fn hand_convert_be(src: &[u8], out: &mut Self);
+
+    /// Converts the body of [`extra_first_message`] (this machine's byte order, every field 8
+    /// bytes later) into `out`: plain copies from each field's offset + 8.
+    ///
+    /// # Panics
+    /// If `src` is shorter than the record and the extra field.
+    fn hand_convert_extra_first(src: &[u8], out: &mut Self);
+}
+
+/// [`HandConvert::hand_convert_be`] as a function.
+pub fn hand_convert_be<T: HandConvert>(src: &[u8], out: &mut T) {
+    T::hand_convert_be(src, out)
+}
+
+/// [`HandConvert::hand_convert_extra_first`] as a function.
+pub fn hand_convert_extra_first<T: HandConvert>(src: &[u8], out: &mut T) {
+    T::hand_convert_extra_first(src, out)
+}
+
+fn ks100<S: Source>(src: &[u8], out: &mut Ks100) {
+    use core::mem::{offset_of, size_of};
+    let r = Reader::<S>::new(src, size_of::<Ks100>());
+    out.Cnstatv = r.i32(offset_of!(Ks100, Cnstatv));
+    out._pad0 = r.u32(offset_of!(Ks100, _pad0));
+    r.f64s(offset_of!(Ks100, Cstatev), &mut out.Cstatev);
+}
+
+fn ks1k<S: Source>(src: &[u8], out: &mut Ks1k) {
+    use core::mem::{offset_of, size_of};
+    let r = Reader::<S>::new(src, size_of::<Ks1k>());
+    out.Cnstatv = r.i32(offset_of!(Ks1k, Cnstatv));
+    out._pad0 = r.u32(offset_of!(Ks1k, _pad0));
+    r.f64s(offset_of!(Ks1k, Cstatev), &mut out.Cstatev);
+    out.Cnprops = r.i32(offset_of!(Ks1k, Cnprops));
+    out._pad1 = r.u32(offset_of!(Ks1k, _pad1));
+    r.f64s(offset_of!(Ks1k, Cprops), &mut out.Cprops);
+}
+
+fn ks10k<S: Source>(src: &[u8], out: &mut Ks10k) {
+    use core::mem::{offset_of, size_of};
+    let r = Reader::<S>::new(src, size_of::<Ks10k>());
+    out.Cnstatv = r.i32(offset_of!(Ks10k, Cnstatv));
+    out._pad0 = r.u32(offset_of!(Ks10k, _pad0));
+    r.f64s(offset_of!(Ks10k, Cstatev), &mut out.Cstatev);
+    out.Cnprops = r.i32(offset_of!(Ks10k, Cnprops));
+    out._pad1 = r.u32(offset_of!(Ks10k, _pad1));
+    r.f64s(offset_of!(Ks10k, Cprops), &mut out.Cprops);
+    r.i32s(offset_of!(Ks10k, Cndi), &mut out.Cndi);
+    out.Cnshr = r.i32(offset_of!(Ks10k, Cnshr));
+    out.Cnpt = r.i32(offset_of!(Ks10k, Cnpt));
+    out.Cdtime = r.f64(offset_of!(Ks10k, Cdtime));
+    r.f64s(offset_of!(Ks10k, Ctime), &mut out.Ctime);
+    out.Cntens = r.i32(offset_of!(Ks10k, Cntens));
+    out._pad2 = r.u32(offset_of!(Ks10k, _pad2));
+    r.f64s(offset_of!(Ks10k, Cdfgrd0), out.Cdfgrd0.as_flattened_mut());
+}
+
+fn ksdata1<S: Source>(src: &[u8], out: &mut KSdata1) {
+    use core::mem::{offset_of, size_of};
+    let r = Reader::<S>::new(src, size_of::<KSdata1>());
+    out.Cnstatv = r.i32(offset_of!(KSdata1, Cnstatv));
+    out._pad0 = r.u32(offset_of!(KSdata1, _pad0));
+    r.f64s(offset_of!(KSdata1, Cstatev), &mut out.Cstatev);
+    out.Cnprops = r.i32(offset_of!(KSdata1, Cnprops));
+    out._pad1 = r.u32(offset_of!(KSdata1, _pad1));
+    r.f64s(offset_of!(KSdata1, Cprops), &mut out.Cprops);
+    r.i32s(offset_of!(KSdata1, Cndi), &mut out.Cndi);
+    out.Cnshr = r.i32(offset_of!(KSdata1, Cnshr));
+    out.Cnpt = r.i32(offset_of!(KSdata1, Cnpt));
+    out.Cdtime = r.f64(offset_of!(KSdata1, Cdtime));
+    r.f64s(offset_of!(KSdata1, Ctime), &mut out.Ctime);
+    out.Cntens = r.i32(offset_of!(KSdata1, Cntens));
+    out._pad2 = r.u32(offset_of!(KSdata1, _pad2));
+    r.f64s(offset_of!(KSdata1, Cdfgrd0), out.Cdfgrd0.as_flattened_mut());
+    r.f64s(offset_of!(KSdata1, Cdfgrd1), out.Cdfgrd1.as_flattened_mut());
+    r.f64s(offset_of!(KSdata1, Cstress), &mut out.Cstress);
+    r.f64s(offset_of!(KSdata1, Cddsdde), out.Cddsdde.as_flattened_mut());
+}
+
+macro_rules! hand_convert {
+    ($($t:ty => $f:ident),*) => {$(
+        impl HandConvert for $t {
+            fn hand_convert_be(src: &[u8], out: &mut Self) {
+                $f::<BigEndian>(src, out)
+            }
+            fn hand_convert_extra_first(src: &[u8], out: &mut Self) {
+                $f::<ExtraFirst>(src, out)
+            }
+        }
+    )*};
+}
+
+hand_convert!(Ks100 => ks100, Ks1k => ks1k, Ks10k => ks10k, KSdata1 => ksdata1);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +466,31 @@ mod tests {
         let mut out = KSdata1::sample(0);
         rx.decode_into(&msg, &mut *out).unwrap();
         assert_eq!(out, v);
+    }
+
+    fn hand_conversions_of<T>(v: &T, blank: impl Fn() -> Box<T>)
+    where
+        T: HandConvert + marshal::ndr::Record + PartialEq + core::fmt::Debug,
+    {
+        use marshal::ndr::HEADER_LEN;
+        let f = Format::of::<T>();
+        let body = to_body(v).unwrap();
+        let (_, msg) = big_endian_message(&f, &body);
+        let mut out = blank();
+        assert_ne!(&*out, v);
+        hand_convert_be(&msg[HEADER_LEN..], &mut *out);
+        assert_eq!(&*out, v);
+        let (_, msg) = extra_first_message(&f, &body);
+        let mut out = blank();
+        hand_convert_extra_first(&msg[HEADER_LEN..], &mut *out);
+        assert_eq!(&*out, v);
+    }
+
+    #[test]
+    fn hand_conversions_give_the_sample_back() {
+        hand_conversions_of(&*Ks100::sample(3), || Ks100::sample(0));
+        hand_conversions_of(&*Ks1k::sample(3), || Ks1k::sample(0));
+        hand_conversions_of(&*Ks10k::sample(3), || Ks10k::sample(0));
+        hand_conversions_of(&*KSdata1::sample(3), || KSdata1::sample(0));
     }
 }

@@ -12,6 +12,8 @@ use marshal::Marshal;
 
 pub mod bench_object;
 pub mod ksdata;
+pub mod pbio;
+pub mod scalar300;
 
 /// `struct point { int x; int y; }`
 #[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq, Default)]
