@@ -750,9 +750,12 @@ fn svg(points: &[Point]) -> String {
             "",
             |p| p.est_removed,
         ),
-        ("calls eliminated, oracle (measured saving)", "#ff7f0e", "6 4", |p| {
-            p.oracle_removed
-        }),
+        (
+            "calls eliminated, oracle (measured saving)",
+            "#ff7f0e",
+            "6 4",
+            |p| p.oracle_removed,
+        ),
         ("net time saved, estimate-driven", "#2ca02c", "2 3", |p| {
             p.est_net
         }),
