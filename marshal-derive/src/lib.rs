@@ -1,7 +1,7 @@
 //! `#[derive(Marshal)]`: use it through the `marshal` crate, which documents it.
 //!
 //! The derive parses the type and its `#[marshal(...)]` attributes once into a typed model
-//! ([`ast`]), collecting every error with its span ([`ctxt`]), then generates code for each wire
+//! (`ast`), collecting every error with its span (`ctxt`), then generates code for each wire
 //! format whose cargo feature is on. Output is wrapped in `const _: () = { ... };` and reaches the
 //! runtime only through `::marshal::__private`.
 

@@ -22,7 +22,7 @@
 //! outside its buffers. The argument:
 //!
 //! 1. Only plans built by [`Plan::build`] from validated formats reach the compiler, and the
-//!    compiler checks each again ([`verify`](verify::verify)): with checked arithmetic, every
+//!    compiler checks each again (`verify`): with checked arithmetic, every
 //!    step's `offset + count × width` lies within its record's extent, nested records within
 //!    their strides, element widths are 1, 2, 4 or 8, the top-level extents are the plan's
 //!    `src_size` and `dst_size`, and both are at most [`MAX_RECORD_SIZE`](crate::MAX_RECORD_SIZE).
