@@ -987,6 +987,23 @@ fn template_fn(l: &Layout) -> Defaults {
 // ---------------------------------------------------------------------------------------------
 // Properties
 
+/// The local record: one time in `n` with defaults and a random set of fields the sender
+/// lacks, else strict and with nothing missing.
+fn local_record(
+    rng: &mut Rng,
+    local: &Layout,
+    vals: &Values,
+    n: usize,
+) -> (&'static NativeRecord, Missing) {
+    if rng.one_in(n) {
+        let drop = random_missing(rng, local);
+        install_defaults(rng, local, vals, &drop);
+        (native_record(local, &|l| Some(template_fn(l))), drop)
+    } else {
+        (native_record(local, &|_| None), Missing::none(local))
+    }
+}
+
 /// A value that does not fit `size`/`signed` but fits some integer of at most 8 bytes.
 fn out_of_range(rng: &mut Rng, size: usize, signed: bool) -> i128 {
     let (lo, hi) = int_range(size, signed);
@@ -1288,13 +1305,7 @@ proptest! {
     fn converter_never_panics_on_mutated_bodies((schema, vals) in schema_and_values(), seed in any::<u64>()) {
         let mut rng = Rng(seed);
         let local = local_layout(&schema);
-        let (rec, drop) = if rng.one_in(2) {
-            let drop = random_missing(&mut rng, &local);
-            install_defaults(&mut rng, &local, &vals, &drop);
-            (native_record(&local, &|l| Some(template_fn(l))), drop)
-        } else {
-            (native_record(&local, &|_| None), Missing::none(&local))
-        };
+        let (rec, drop) = local_record(&mut rng, &local, &vals, 2);
         let sent = send(&mut rng, &local, &vals, &drop);
         let plan = Plan::build(&sent.format, rec).unwrap();
         let big = sent.format.byte_order() == ByteOrder::Big;
@@ -1354,13 +1365,7 @@ proptest! {
     fn jit_matches_interpreter((schema, vals) in schema_and_values(), seed in any::<u64>()) {
         let mut rng = Rng(seed);
         let local = local_layout(&schema);
-        let (rec, drop) = if rng.one_in(3) {
-            let drop = random_missing(&mut rng, &local);
-            install_defaults(&mut rng, &local, &vals, &drop);
-            (native_record(&local, &|l| Some(template_fn(l))), drop)
-        } else {
-            (native_record(&local, &|_| None), Missing::none(&local))
-        };
+        let (rec, drop) = local_record(&mut rng, &local, &vals, 3);
         let sent = send(&mut rng, &local, &vals, &drop);
         let plan = Plan::build(&sent.format, rec).unwrap();
         let _ = convert(&plan, &sent.body, &mut rng);

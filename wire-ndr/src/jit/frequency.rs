@@ -869,19 +869,7 @@ mod tests {
         TypeGraph::new(2).root(5, 1.0);
     }
 
-    /// xorshift64: deterministic, no dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> usize {
-            (self.next() % n) as usize
-        }
-    }
+    use crate::jit::knapsack::tests::Rng;
 
     #[test]
     fn random_graphs_solve_their_equations_or_fail_cleanly() {

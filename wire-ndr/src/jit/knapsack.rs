@@ -71,7 +71,7 @@ fn usable(item: &Item, budget: usize) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn items(list: &[(f64, usize)]) -> Vec<Item> {
@@ -173,16 +173,16 @@ mod tests {
         assert_eq!(greedy(&it, 3), vec![0, 1, 2]);
     }
 
-    /// xorshift64: deterministic, no dependency.
-    struct Rng(u64);
+    /// xorshift64: deterministic, no dependency (the JIT's tests share it).
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
-        fn below(&mut self, n: u64) -> usize {
+        pub(crate) fn below(&mut self, n: u64) -> usize {
             (self.next() % n) as usize
         }
     }
