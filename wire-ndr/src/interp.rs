@@ -82,7 +82,7 @@ pub(crate) fn run_step_fixed(
     )
 }
 
-pub(crate) fn check_src(plan: &Plan, src: &[u8]) -> Result<(), Error> {
+fn check_src(plan: &Plan, src: &[u8]) -> Result<(), Error> {
     if src.len() < plan.src_size {
         return Err(Error::new(
             ErrorKind::UnexpectedEnd {

@@ -37,9 +37,6 @@ pub struct Receiver {
     stats: Stats,
     #[cfg(feature = "jit")]
     tier: Option<Tier>,
-    /// Conversions since the tier last worked between messages.
-    #[cfg(feature = "jit")]
-    since: u64,
 }
 
 /// The plan used last, with its code when compiled.
@@ -104,8 +101,6 @@ impl Receiver {
             stats: Stats::default(),
             #[cfg(feature = "jit")]
             tier,
-            #[cfg(feature = "jit")]
-            since: 0,
         }
     }
 
@@ -275,9 +270,9 @@ impl Receiver {
             return Err(no_plan());
         };
         #[cfg(feature = "jit")]
-        if let Some(tier) = &self.tier {
+        if let Some(tier) = &mut self.tier {
             last.pending += 1;
-            self.since += 1;
+            tier.converted();
             if last.generation != tier.generation() {
                 last.code = tier.code(&last.key);
                 last.generation = tier.generation();
@@ -302,13 +297,13 @@ impl Receiver {
     fn between_messages(&mut self) {
         #[cfg(feature = "jit")]
         if let Some(tier) = &mut self.tier {
-            if tier.due(self.since) {
+            if tier.due() {
                 if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, core::mem::take(&mut l.pending));
+                    tier.seen(&l.key, &mut l.pending);
                 }
                 let formats = &self.formats;
                 let all = || formats.values().cloned().collect();
-                tier.between(core::mem::take(&mut self.since), &all, &mut self.stats);
+                tier.between(&all, &mut self.stats);
             }
         }
     }
@@ -355,7 +350,7 @@ impl Receiver {
         let (code, generation) = match &mut self.tier {
             Some(tier) => {
                 if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, core::mem::take(&mut l.pending));
+                    tier.seen(&l.key, &mut l.pending);
                 }
                 tier.add(key, &plan, &mut self.stats);
                 (tier.code(&key), tier.generation())

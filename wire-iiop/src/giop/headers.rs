@@ -362,30 +362,23 @@ pub type CloseConnection = Empty<{ MsgType::CloseConnection as u8 }>;
 /// The header of a `MessageError` message (empty).
 pub type MessageError = Empty<{ MsgType::MessageError as u8 }>;
 
-impl<'a> MessageHead<'a> for CloseConnection {
-    const TYPE: MsgType = MsgType::CloseConnection;
-    const HAS_BODY: bool = false;
-    fn end(&self, _: Version, pos: usize) -> Result<usize, Error> {
-        Ok(pos)
-    }
-    fn encode(&self, _: Version, _: &mut Writer<'_>, _: ByteOrder) -> Result<(), Error> {
-        Ok(())
-    }
-    fn decode(_: Version, _: &mut Reader<'a>, _: ByteOrder) -> Result<Self, Error> {
-        Ok(Empty)
-    }
+/// The two empty headers: no bytes, and no body after them.
+macro_rules! empty_head {
+    ($($head:ty => $kind:ident),*) => {$(
+        impl<'a> MessageHead<'a> for $head {
+            const TYPE: MsgType = MsgType::$kind;
+            const HAS_BODY: bool = false;
+            fn end(&self, _: Version, pos: usize) -> Result<usize, Error> {
+                Ok(pos)
+            }
+            fn encode(&self, _: Version, _: &mut Writer<'_>, _: ByteOrder) -> Result<(), Error> {
+                Ok(())
+            }
+            fn decode(_: Version, _: &mut Reader<'a>, _: ByteOrder) -> Result<Self, Error> {
+                Ok(Empty)
+            }
+        }
+    )*};
 }
 
-impl<'a> MessageHead<'a> for MessageError {
-    const TYPE: MsgType = MsgType::MessageError;
-    const HAS_BODY: bool = false;
-    fn end(&self, _: Version, pos: usize) -> Result<usize, Error> {
-        Ok(pos)
-    }
-    fn encode(&self, _: Version, _: &mut Writer<'_>, _: ByteOrder) -> Result<(), Error> {
-        Ok(())
-    }
-    fn decode(_: Version, _: &mut Reader<'a>, _: ByteOrder) -> Result<Self, Error> {
-        Ok(Empty)
-    }
-}
+empty_head!(CloseConnection => CloseConnection, MessageError => MessageError);

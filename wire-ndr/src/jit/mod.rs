@@ -65,8 +65,6 @@ use crate::interp;
 use crate::plan::{Plan, Step};
 use crate::{Error, ErrorKind};
 
-pub use verify::Unverified;
-
 /// The compiler: the host's target description and Cranelift's contexts, reused across
 /// compilations.
 pub struct Jit {
@@ -249,12 +247,10 @@ impl Compiled {
         let plan = &*self.plan;
         out.truncate(plan.dst_size);
         out.resize(plan.dst_size, 0);
+        let dst = out.as_mut_ptr();
         let out_ptr: *mut Vec<u8> = out;
         let mut ctx = Ctx {
-            // SAFETY (of the later writes through it): derived from `out_ptr`, the only
-            // access path to `out` until the call returns.
-            // SAFETY: `out_ptr` comes from a live `&mut Vec<u8>`.
-            dst: unsafe { (*out_ptr).as_mut_ptr() },
+            dst,
             plan,
             src,
             out: out_ptr,
@@ -263,11 +259,12 @@ impl Compiled {
         // verified plan; `src` is a live slice of `src.len()` bytes, which the code checks
         // against `src_size` before reading; the output holds `dst_size` bytes at `ctx.dst`;
         // `ctx` outlives the call and `out` is reached only through it meanwhile.
-        let r = unsafe { (self.func)(&mut ctx, src.as_ptr(), src.len(), ctx.dst) };
+        let r = unsafe { (self.func)(&mut ctx, src.as_ptr(), src.len(), dst) };
         if r == 0 {
             Ok(())
         } else {
-            // SAFETY: the call has returned; `out_ptr` is the `&mut` we were given.
+            // SAFETY: the call has returned; `out_ptr` is the `&mut` we were given, and
+            // nothing else refers to it now.
             interp::run(plan, src, unsafe { &mut *out_ptr })
         }
     }

@@ -110,10 +110,15 @@ impl Tier {
         self.slots.get(key).and_then(|s| s.code.clone())
     }
 
-    /// Whether the receiver should call [`Tier::between`] after this many conversions since
-    /// the last call: work is queued, or a knapsack is due.
-    pub(crate) fn due(&self, since: u64) -> bool {
-        self.mode == Mode::Tiered && (!self.queue.is_empty() || self.since + since >= REPLAN_EVERY)
+    /// Counts one conversion (by any plan) towards the next knapsack.
+    pub(crate) fn converted(&mut self) {
+        self.since += 1;
+    }
+
+    /// Whether the receiver should call [`Tier::between`]: work is queued, or a knapsack is
+    /// due.
+    pub(crate) fn due(&self) -> bool {
+        self.mode == Mode::Tiered && (!self.queue.is_empty() || self.since >= REPLAN_EVERY)
     }
 
     /// A plan is in use for the first time (or again after `forget`). With `Mode::Always` it
@@ -144,22 +149,16 @@ impl Tier {
         }
     }
 
-    /// Counts `n` conversions by the plan `key`.
-    pub(crate) fn seen(&mut self, key: &Key, n: u64) {
+    /// Counts `*pending` conversions by the plan `key`, and clears `pending`.
+    pub(crate) fn seen(&mut self, key: &Key, pending: &mut u64) {
         if let Some(s) = self.slots.get_mut(key) {
-            s.seen += n;
+            s.seen += core::mem::take(pending);
         }
     }
 
     /// Work between messages (tiered mode): solve the knapsack when due, then compile at most
     /// one queued plan. `formats` are the formats the receiver knows, for the static estimate.
-    pub(crate) fn between(
-        &mut self,
-        conversions: u64,
-        formats: &dyn Fn() -> Vec<Arc<Format>>,
-        stats: &mut Stats,
-    ) {
-        self.since += conversions;
+    pub(crate) fn between(&mut self, formats: &dyn Fn() -> Vec<Arc<Format>>, stats: &mut Stats) {
         if self.since >= REPLAN_EVERY {
             self.since = 0;
             self.replan(formats, stats);

@@ -95,13 +95,18 @@ fn int_type(size: usize) -> Type {
     }
 }
 
-/// The signature of compiled conversions.
+/// The signature of compiled conversions and of the step helper: four pointer-sized
+/// integers in, a `u32` status out.
 pub(crate) fn signature(call_conv: CallConv) -> Signature {
-    let mut sig = Signature::new(call_conv);
-    for _ in 0..4 {
-        sig.params.push(AbiParam::new(types::I64));
-    }
+    let mut sig = args(call_conv, 4);
     sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// `params` pointer-sized integer parameters and no result.
+fn args(call_conv: CallConv, params: usize) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params = vec![AbiParam::new(types::I64); params];
     sig
 }
 
@@ -120,17 +125,8 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
         let params = b.block_params(entry).to_vec();
         let (ctx, src, src_len, dst0) = (params[0], params[1], params[2], params[3]);
 
-        let mut step_sig = Signature::new(call_conv);
-        for _ in 0..4 {
-            step_sig.params.push(AbiParam::new(types::I64));
-        }
-        step_sig.returns.push(AbiParam::new(types::I32));
-        let step_sig = b.import_signature(step_sig);
-        let mut copy_sig = Signature::new(call_conv);
-        for _ in 0..3 {
-            copy_sig.params.push(AbiParam::new(types::I64));
-        }
-        let copy_sig = b.import_signature(copy_sig);
+        let step_sig = b.import_signature(signature(call_conv));
+        let copy_sig = b.import_signature(args(call_conv, 3));
 
         let dst = b.declare_var(types::I64);
         b.def_var(dst, dst0);
@@ -228,6 +224,18 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
         self.addr(base, at)
     }
 
+    /// The address of `at` in the source, as one value.
+    fn src_ptr(&mut self, at: At) -> Value {
+        let (p, off) = self.src_addr(at);
+        self.b.ins().iadd_imm_s(p, i64::from(off))
+    }
+
+    /// The address of `at` in the destination, as one value.
+    fn dst_ptr(&mut self, at: At) -> Value {
+        let (p, off) = self.dst_addr(at);
+        self.b.ins().iadd_imm_s(p, i64::from(off))
+    }
+
     fn load(&mut self, ty: Type, at: At) -> Value {
         let (p, off) = self.src_addr(at);
         self.b.ins().load(ty, flags(), p, off)
@@ -314,11 +322,8 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     /// the copy helper (`memcpy`).
     fn copy(&mut self, n: usize, s: At, d: At) {
         if n > INLINE_COPY {
-            let sp = self.offset(s);
-            let sp = self.b.ins().iadd(self.src, sp);
-            let dp = self.offset(d);
-            let base = self.b.use_var(self.dst);
-            let dp = self.b.ins().iadd(base, dp);
+            let sp = self.src_ptr(s);
+            let dp = self.dst_ptr(d);
             let len = self.b.ins().iconst(types::I64, n as i64);
             let f = self.b.ins().iconst(types::I64, self.helpers.copy as i64);
             self.b.ins().call_indirect(self.copy_sig, f, &[dp, sp, len]);
@@ -395,10 +400,8 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     /// index register) and whose lane mask lives in a register (on x86-64, `pshufb` with the
     /// mask loaded once; elsewhere the portable `shuffle`).
     fn swap_loop(&mut self, blocks: usize, width: usize, s: At, d: At) {
-        let (sb, sk) = self.src_addr(s);
-        let sp = self.b.ins().iadd_imm_s(sb, i64::from(sk));
-        let (db, dk) = self.dst_addr(d);
-        let dp = self.b.ins().iadd_imm_s(db, i64::from(dk));
+        let sp = self.src_ptr(s);
+        let dp = self.dst_ptr(d);
         let step = 16 * VECTORS;
         let end = self.b.ins().iadd_imm_s(sp, (blocks * step) as i64);
         #[cfg(target_arch = "x86_64")]

@@ -8,7 +8,7 @@ use crate::plan::{Op, Plan, Step};
 
 /// Why a plan cannot be compiled (it then stays in the interpreter).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unverified(pub String);
+pub(crate) struct Unverified(pub(crate) String);
 
 impl core::fmt::Display for Unverified {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
