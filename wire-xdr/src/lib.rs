@@ -14,6 +14,7 @@ mod entry;
 mod number;
 mod opaque;
 mod optional;
+pub mod rpc;
 mod traits;
 
 #[doc(hidden)]
