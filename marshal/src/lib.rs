@@ -204,6 +204,40 @@ pub mod giop {
     pub use wire_iiop::giop::*;
 }
 
+/// ONC RPC (RFC 5531): call and reply headers, credentials ([`Auth`](rpc::Auth)) and record
+/// marking; with feature `transports` a blocking [`Client`](rpc::Client) over TCP (calls
+/// may be pipelined) or UDP (with retransmission), a multi-threaded [`Server`](rpc::Server)
+/// of several programs and versions, and an [`rpcbind`](rpc::rpcbind) client.
+///
+/// ```
+/// # #[cfg(feature = "transports")] {
+/// use marshal::rpc::{Call, Client, Server};
+///
+/// #[derive(marshal::Marshal, Debug, PartialEq)]
+/// struct Sum { total: i64, count: u32 }
+///
+/// let mut server = Server::bind("127.0.0.1:0")?;
+/// server.add(0x2000_0002, 1, |call: &mut Call<'_>| match call.procedure() {
+///     1 => {
+///         let v: Vec<i32> = call.args()?;
+///         call.reply(&Sum { total: v.iter().map(|&x| i64::from(x)).sum(), count: v.len() as u32 })
+///     }
+///     _ => call.proc_unavail(),
+/// });
+/// let server = server.spawn()?;
+/// let mut client = Client::connect_tcp(server.tcp_addr().unwrap(), 0x2000_0002, 1)?;
+/// let s: Sum = client.call::<Vec<i32>, Sum>(1, &vec![1, 2, 3])?;
+/// assert_eq!(s, Sum { total: 6, count: 3 });
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "xdr")]
+pub mod rpc {
+    #[cfg(feature = "transports")]
+    pub use transports::rpc::*;
+    pub use wire_xdr::rpc::*;
+}
+
 /// Items the derive's output uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

@@ -10,12 +10,12 @@ use marshal_core::{Error, ErrorKind};
 
 /// Octet runs at least this long go to the socket where they lie instead of being copied
 /// into the message buffer.
-#[cfg_attr(not(feature = "iiop"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 pub(crate) const VECTORED_MIN: usize = 16 * 1024;
 
 /// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
 /// the large slice. An I/O error is kept (the encoder only sees that it failed).
-#[cfg_attr(not(feature = "iiop"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 pub(crate) struct SocketSpill<'s, W: Write> {
     pub(crate) socket: &'s mut W,
     pub(crate) io_error: Option<io::Error>,
@@ -42,6 +42,7 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
 /// most doubling what was received), so a peer that announces a large message and sends
 /// little makes us hold little. `buf` keeps its length between calls, so steady-state reads
 /// touch no new memory.
+#[cfg_attr(not(any(feature = "iiop", feature = "ndr")), allow(dead_code))]
 pub(crate) fn read_into(
     r: &mut impl Read,
     buf: &mut Vec<u8>,

@@ -4,9 +4,13 @@
 //!   ([`giop::Server`]) over TCP (IIOP) that interoperate with omniORB.
 //! - feature `ndr`: [`ndr`], NDR record streams that carry their format descriptions
 //!   (connected mode) and a format server with its resolver (non-connected mode).
+//! - feature `xdr`: [`rpc`], ONC RPC (RFC 5531) clients and servers over TCP and UDP, and
+//!   an rpcbind client.
 
 #[cfg(feature = "iiop")]
 pub mod giop;
 mod io_util;
 #[cfg(feature = "ndr")]
 pub mod ndr;
+#[cfg(feature = "xdr")]
+pub mod rpc;

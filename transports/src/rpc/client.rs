@@ -1,0 +1,431 @@
+//! The blocking client: one TCP connection (calls may be pipelined on it) or one UDP socket
+//! (each call retransmitted until its reply comes or the timeout passes).
+
+use std::io;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs, UdpSocket};
+use std::time::{Duration, Instant};
+
+use marshal_core::Error;
+use wire_xdr::rpc::{
+    AcceptStat, Auth, CallHeader, Message, OpaqueAuth, RecordError, RecordReader, ReplyBody,
+    DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, RPC_VERSION,
+};
+use wire_xdr::{Decode, Encode};
+
+use super::framing::{encode_datagram, send_record};
+use super::{Protocol, RpcError};
+
+/// How long a call waits for its reply unless [`Client::set_timeout`] says otherwise (as
+/// rpcgen's clients: 25 s).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(25);
+/// The first UDP retransmission comes this long after the call; each next one waits twice
+/// as long, up to [`MAX_RETRY`].
+pub const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest wait between UDP retransmissions.
+pub const MAX_RETRY: Duration = Duration::from_secs(4);
+/// The largest UDP datagram (the IPv4 payload limit).
+pub const MAX_DATAGRAM: usize = 65_507;
+
+/// A client of one program version on one server.
+///
+/// ```no_run
+/// use transports::rpc::Client;
+/// let mut c = Client::connect_tcp("127.0.0.1:2049", 100_003, 3)?;
+/// c.call::<(), ()>(0, &())?; // NULL
+/// // Pipelined: both calls go out before either reply is read.
+/// let a = c.send_call(0, &())?;
+/// let b = c.send_call(0, &())?;
+/// c.recv_reply::<()>(a)?;
+/// c.recv_reply::<()>(b)?;
+/// # Ok::<(), transports::rpc::RpcError>(())
+/// ```
+#[derive(Debug)]
+pub struct Client {
+    conn: Conn,
+    program: u32,
+    version: u32,
+    next_xid: u32,
+    timeout: Duration,
+    retry: Duration,
+    cred_flavor: u32,
+    cred_body: Vec<u8>,
+    /// The encoding of the message being sent.
+    scratch: Vec<u8>,
+    /// Calls sent whose replies have not been taken.
+    outstanding: Vec<u32>,
+    /// Replies that arrived before they were asked for.
+    stash: Vec<(u32, Vec<u8>)>,
+    max_record: usize,
+    /// A failure left the TCP stream mid-record: no further calls.
+    broken: bool,
+}
+
+#[derive(Debug)]
+enum Conn {
+    Tcp {
+        stream: TcpStream,
+        rx: RecordReader,
+        /// The read timeout set on the socket.
+        armed: Option<Duration>,
+    },
+    Udp {
+        socket: UdpSocket,
+        buf: Vec<u8>,
+    },
+}
+
+impl Client {
+    /// Connects over TCP to `addr` (the first address that accepts).
+    pub fn connect_tcp(
+        addr: impl ToSocketAddrs,
+        program: u32,
+        version: u32,
+    ) -> Result<Client, RpcError> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        let conn = Conn::Tcp {
+            stream,
+            rx: RecordReader::with_caps(DEFAULT_MAX_RECORD, DEFAULT_MAX_FRAGMENTS),
+            armed: None,
+        };
+        Ok(Client::new(conn, program, version))
+    }
+
+    /// Makes a UDP client for `addr` (its first address): a socket bound to an ephemeral
+    /// port and connected to the server, so only its datagrams are read.
+    pub fn connect_udp(
+        addr: impl ToSocketAddrs,
+        program: u32,
+        version: u32,
+    ) -> Result<Client, RpcError> {
+        let peer = addr.to_socket_addrs()?.next().ok_or_else(|| {
+            RpcError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no address to connect to",
+            ))
+        })?;
+        let local: SocketAddr = match peer {
+            SocketAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
+            SocketAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
+        };
+        let socket = UdpSocket::bind(local)?;
+        socket.connect(peer)?;
+        let conn = Conn::Udp {
+            socket,
+            buf: vec![0; MAX_DATAGRAM],
+        };
+        Ok(Client::new(conn, program, version))
+    }
+
+    fn new(conn: Conn, program: u32, version: u32) -> Client {
+        Client {
+            conn,
+            program,
+            version,
+            next_xid: xid_seed(),
+            timeout: DEFAULT_TIMEOUT,
+            retry: DEFAULT_RETRY,
+            cred_flavor: wire_xdr::rpc::AUTH_NONE,
+            cred_body: Vec::new(),
+            scratch: Vec::new(),
+            outstanding: Vec::new(),
+            stash: Vec::new(),
+            max_record: DEFAULT_MAX_RECORD,
+            broken: false,
+        }
+    }
+
+    /// How long a call waits for its reply ([`DEFAULT_TIMEOUT`] at first).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout.max(Duration::from_millis(1));
+    }
+
+    /// How long a UDP call waits before its first retransmission ([`DEFAULT_RETRY`] at
+    /// first); the wait doubles after each one, up to [`MAX_RETRY`].
+    pub fn set_retry(&mut self, retry: Duration) {
+        self.retry = retry.max(Duration::from_millis(1));
+    }
+
+    /// The credential sent with every call from now on (AUTH_NONE at first).
+    ///
+    /// # Panics
+    ///
+    /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
+    /// bytes, more than 16 groups, a body over 400 bytes).
+    pub fn set_auth(&mut self, auth: Auth) {
+        let body = auth
+            .body()
+            .unwrap_or_else(|e| panic!("credential out of limits: {e}"));
+        self.cred_flavor = auth.flavor();
+        self.cred_body = body;
+    }
+
+    /// Caps the size of a record sent or received over TCP (64 MiB at first).
+    pub fn set_max_record(&mut self, max: usize) {
+        self.max_record = max;
+        if let Conn::Tcp { rx, .. } = &mut self.conn {
+            *rx = RecordReader::with_caps(max, DEFAULT_MAX_FRAGMENTS);
+        }
+    }
+
+    /// The program called.
+    pub fn program(&self) -> u32 {
+        self.program
+    }
+
+    /// The program version called.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The transport.
+    pub fn protocol(&self) -> Protocol {
+        match self.conn {
+            Conn::Tcp { .. } => Protocol::Tcp,
+            Conn::Udp { .. } => Protocol::Udp,
+        }
+    }
+
+    /// The server's address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        match &self.conn {
+            Conn::Tcp { stream, .. } => stream.peer_addr(),
+            Conn::Udp { socket, .. } => socket.peer_addr(),
+        }
+    }
+
+    /// Calls `procedure` with `args` and waits for its results. `Args` and `Ret` are derived
+    /// types, primitives, `()` (XDR `void`) or tuples (several parameters, in order).
+    pub fn call<Args, Ret>(&mut self, procedure: u32, args: &Args) -> Result<Ret, RpcError>
+    where
+        Args: Encode + ?Sized,
+        Ret: for<'de> Decode<'de>,
+    {
+        match self.conn {
+            Conn::Tcp { .. } => {
+                let xid = self.send_call(procedure, args)?;
+                self.recv_reply(xid)
+            }
+            Conn::Udp { .. } => self.call_udp(procedure, args),
+        }
+    }
+
+    /// Sends a call without waiting for its reply, and returns its xid for
+    /// [`recv_reply`](Client::recv_reply): calls pipelined on one TCP connection. Arguments'
+    /// octet runs of 16 KiB or more are written to the socket from where they lie. Over UDP
+    /// the datagram is sent once (no retransmission).
+    pub fn send_call<Args: Encode + ?Sized>(
+        &mut self,
+        procedure: u32,
+        args: &Args,
+    ) -> Result<u32, RpcError> {
+        if self.broken {
+            return Err(broken());
+        }
+        let xid = self.take_xid();
+        let header = CallHeader {
+            cred: OpaqueAuth {
+                flavor: self.cred_flavor,
+                body: &self.cred_body,
+            },
+            ..CallHeader::new(xid, self.program, self.version, procedure)
+        };
+        debug_assert_eq!(header.rpcvers, RPC_VERSION);
+        let msg = (&header, args);
+        match &mut self.conn {
+            Conn::Tcp { stream, .. } => {
+                let sent = send_record(stream, &mut self.scratch, self.max_record, &msg);
+                if let Err(RpcError::Io(_) | RpcError::Marshal { sent: true, .. }) = sent {
+                    self.broken = true;
+                }
+                sent?;
+            }
+            Conn::Udp { socket, .. } => {
+                encode_datagram(&mut self.scratch, MAX_DATAGRAM, &msg)?;
+                socket.send(&self.scratch)?;
+            }
+        }
+        self.outstanding.push(xid);
+        Ok(xid)
+    }
+
+    /// Waits for the reply to the call `xid` made by [`send_call`](Client::send_call), and
+    /// decodes its results. Replies to other pipelined calls that arrive first are kept for
+    /// their own `recv_reply`.
+    pub fn recv_reply<Ret: for<'de> Decode<'de>>(&mut self, xid: u32) -> Result<Ret, RpcError> {
+        if let Some(i) = self.stash.iter().position(|(x, _)| *x == xid) {
+            let (_, bytes) = self.stash.swap_remove(i);
+            self.forget(xid);
+            return finish(&bytes);
+        }
+        if !self.outstanding.contains(&xid) {
+            return Err(RpcError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("no call with xid {xid} is waiting for its reply"),
+            )));
+        }
+        if self.broken {
+            return Err(broken());
+        }
+        let deadline = Instant::now() + self.timeout;
+        let mut first = true;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() && !first {
+                self.forget(xid);
+                return Err(RpcError::Timeout);
+            }
+            let wait_all = std::mem::replace(&mut first, false);
+            let got = match &mut self.conn {
+                Conn::Tcp { stream, rx, armed } => {
+                    // The first read of a call waits the whole timeout, so the socket is
+                    // set once per client, not per call; reads after a record that was not
+                    // the reply wait what is left.
+                    let want = if wait_all { self.timeout } else { remaining };
+                    if *armed != Some(want) {
+                        stream.set_read_timeout(Some(want))?;
+                        *armed = Some(want);
+                    }
+                    match rx.read_record(stream) {
+                        Ok(record) => record,
+                        Err(RecordError::Io(e))
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                            ) =>
+                        {
+                            continue
+                        }
+                        Err(RecordError::Io(e)) => {
+                            self.broken = true;
+                            return Err(RpcError::Io(e));
+                        }
+                        Err(RecordError::Protocol(e)) => {
+                            self.broken = true;
+                            return Err(RpcError::BadReply(e));
+                        }
+                    }
+                }
+                Conn::Udp { socket, buf } => {
+                    socket.set_read_timeout(Some(remaining.max(Duration::from_micros(100))))?;
+                    match socket.recv(buf) {
+                        Ok(n) => &buf[..n],
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                            ) =>
+                        {
+                            continue
+                        }
+                        Err(e) => return Err(RpcError::Io(e)),
+                    }
+                }
+            };
+            let Some(got_xid) = got.first_chunk::<4>().map(|b| u32::from_be_bytes(*b)) else {
+                continue;
+            };
+            if got_xid == xid {
+                self.outstanding.retain(|x| *x != xid);
+                return finish(got);
+            }
+            if self.outstanding.contains(&got_xid) {
+                self.stash.push((got_xid, got.to_vec()));
+            }
+            // Otherwise a late reply to a call given up on: dropped.
+        }
+    }
+
+    /// A call over UDP: sent, then sent again after each retry interval without its reply.
+    fn call_udp<Args, Ret>(&mut self, procedure: u32, args: &Args) -> Result<Ret, RpcError>
+    where
+        Args: Encode + ?Sized,
+        Ret: for<'de> Decode<'de>,
+    {
+        let xid = self.send_call(procedure, args)?;
+        self.forget(xid);
+        let Conn::Udp { socket, buf } = &mut self.conn else {
+            unreachable!("call_udp on a TCP client")
+        };
+        let deadline = Instant::now() + self.timeout;
+        let mut wait = self.retry;
+        let mut resend_at = Instant::now() + wait;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(RpcError::Timeout);
+            }
+            if now >= resend_at {
+                socket.send(&self.scratch)?;
+                wait = (wait * 2).min(MAX_RETRY);
+                resend_at = now + wait;
+            }
+            let until = resend_at.min(deadline);
+            socket.set_read_timeout(Some(until.saturating_duration_since(now).max(
+                Duration::from_micros(100),
+            )))?;
+            match socket.recv(buf) {
+                Ok(n) if buf[..n].starts_with(&xid.to_be_bytes()) => return finish(&buf[..n]),
+                Ok(_) => {} // a stale reply to an earlier call
+                Err(e)
+                    if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                Err(e) => return Err(RpcError::Io(e)),
+            }
+        }
+    }
+
+    fn take_xid(&mut self) -> u32 {
+        let xid = self.next_xid;
+        self.next_xid = self.next_xid.wrapping_add(1);
+        xid
+    }
+
+    fn forget(&mut self, xid: u32) {
+        self.outstanding.retain(|x| *x != xid);
+    }
+}
+
+fn broken() -> RpcError {
+    RpcError::Io(io::Error::new(
+        io::ErrorKind::NotConnected,
+        "the connection broke on an earlier call",
+    ))
+}
+
+/// Reads a reply: an error for every outcome but `SUCCESS`, whose results must decode and
+/// take the rest of the message.
+fn finish<Ret: for<'de> Decode<'de>>(msg: &[u8]) -> Result<Ret, RpcError> {
+    let (m, rest) = Message::parse(msg).map_err(RpcError::BadReply)?;
+    let Message::Reply(h) = m else {
+        return Err(RpcError::BadReply(Error::new(
+            marshal_core::ErrorKind::Custom("a call where a reply was expected".into()),
+            4,
+        )));
+    };
+    match h.body {
+        ReplyBody::Accepted {
+            stat: AcceptStat::Success,
+            ..
+        } => wire_xdr::from_slice(rest)
+            .map_err(|e| RpcError::BadReply(e.in_field("results").shifted(msg.len() - rest.len()))),
+        ReplyBody::Accepted { stat, .. } => {
+            Err(RpcError::from_accept_stat(stat).expect("not SUCCESS"))
+        }
+        ReplyBody::Denied(why) => Err(RpcError::from_rejected(why)),
+    }
+}
+
+/// A starting xid unlikely to repeat across clients and runs (RFC 5531 asks only that a
+/// client not reuse one for a different call while it may matter).
+fn xid_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(COUNTER.fetch_add(1, Ordering::Relaxed));
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    h.write_u32(std::process::id());
+    h.finish() as u32
+}

@@ -1,0 +1,153 @@
+//! What can go wrong with a call: every rejection and accept status of RFC 5531, timeouts,
+//! transport failures, and replies that do not decode.
+
+use std::fmt;
+use std::io;
+
+use marshal_core::Error;
+use wire_xdr::rpc::{AcceptStat, AuthStat, RejectedReply};
+
+/// Why a call returned no result.
+///
+/// ```
+/// use transports::rpc::RpcError;
+/// let e = RpcError::ProgMismatch { low: 2, high: 4 };
+/// assert_eq!(e.to_string(), "program version mismatch: the server serves versions 2 to 4");
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RpcError {
+    /// `PROG_UNAVAIL`: the server does not serve the program.
+    ProgUnavail,
+    /// `PROG_MISMATCH`: the server serves the program, in these versions only.
+    ProgMismatch {
+        /// Lowest version served.
+        low: u32,
+        /// Highest version served.
+        high: u32,
+    },
+    /// `PROC_UNAVAIL`: the program has no such procedure.
+    ProcUnavail,
+    /// `GARBAGE_ARGS`: the server could not decode the arguments.
+    GarbageArgs,
+    /// `SYSTEM_ERR`: the server failed to carry out the call.
+    SystemErr,
+    /// `RPC_MISMATCH`: the server speaks only these RPC versions.
+    RpcMismatch {
+        /// Lowest RPC version.
+        low: u32,
+        /// Highest RPC version.
+        high: u32,
+    },
+    /// `AUTH_ERROR`: the server refused the credentials.
+    AuthError(AuthStat),
+    /// No reply came within the timeout (UDP: after every retransmission).
+    Timeout,
+    /// The socket failed or closed.
+    Io(io::Error),
+    /// The arguments did not encode (nothing was sent, unless `sent`).
+    Marshal {
+        /// What failed.
+        error: Error,
+        /// Whether part of the call had already gone out (the connection is then closed).
+        sent: bool,
+    },
+    /// The reply (or a record or datagram) did not decode, or broke a size cap.
+    BadReply(Error),
+    /// A message does not fit the transport: a UDP datagram, or a record over the cap.
+    TooLarge {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// rpcbind knows no port for the program and version on that protocol.
+    NotRegistered {
+        /// The program.
+        program: u32,
+        /// The version.
+        version: u32,
+    },
+    /// rpcbind refused a registration (SET) or removal (UNSET).
+    RegistrationRefused {
+        /// The program.
+        program: u32,
+        /// The version.
+        version: u32,
+    },
+}
+
+impl RpcError {
+    /// The error for a reply that was not `SUCCESS`; `None` for one that was.
+    pub fn from_accept_stat(stat: AcceptStat) -> Option<RpcError> {
+        Some(match stat {
+            AcceptStat::Success => return None,
+            AcceptStat::ProgUnavail => RpcError::ProgUnavail,
+            AcceptStat::ProgMismatch { low, high } => RpcError::ProgMismatch { low, high },
+            AcceptStat::ProcUnavail => RpcError::ProcUnavail,
+            AcceptStat::GarbageArgs => RpcError::GarbageArgs,
+            AcceptStat::SystemErr => RpcError::SystemErr,
+        })
+    }
+
+    /// The error for a denied reply.
+    pub fn from_rejected(why: RejectedReply) -> RpcError {
+        match why {
+            RejectedReply::RpcMismatch { low, high } => RpcError::RpcMismatch { low, high },
+            RejectedReply::AuthError(stat) => RpcError::AuthError(stat),
+        }
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RpcError::ProgUnavail => f.write_str("program unavailable"),
+            RpcError::ProgMismatch { low, high } => write!(
+                f,
+                "program version mismatch: the server serves versions {low} to {high}"
+            ),
+            RpcError::ProcUnavail => f.write_str("procedure unavailable"),
+            RpcError::GarbageArgs => f.write_str("the server could not decode the arguments"),
+            RpcError::SystemErr => f.write_str("system error on the server"),
+            RpcError::RpcMismatch { low, high } => write!(
+                f,
+                "RPC version mismatch: the server speaks versions {low} to {high}"
+            ),
+            RpcError::AuthError(stat) => write!(f, "authentication error: {stat}"),
+            RpcError::Timeout => f.write_str("timed out waiting for the reply"),
+            RpcError::Io(e) => write!(f, "transport: {e}"),
+            RpcError::Marshal { error, .. } => write!(f, "arguments: {error}"),
+            RpcError::BadReply(e) => write!(f, "reply: {e}"),
+            RpcError::TooLarge { len, max } => {
+                write!(f, "message of {len} bytes exceeds the limit of {max}")
+            }
+            RpcError::NotRegistered { program, version } => {
+                write!(f, "program {program} version {version} is not registered")
+            }
+            RpcError::RegistrationRefused { program, version } => write!(
+                f,
+                "rpcbind refused to change the registration of program {program} version {version}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RpcError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RpcError::Io(e) => Some(e),
+            RpcError::Marshal { error, .. } | RpcError::BadReply(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for RpcError {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => RpcError::Timeout,
+            _ => RpcError::Io(e),
+        }
+    }
+}

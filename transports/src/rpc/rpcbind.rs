@@ -1,0 +1,357 @@
+//! Clients of the portmapper (program 100000 version 2: GETPORT, SET, UNSET, DUMP) and of
+//! rpcbind (versions 3 and 4: GETADDR, SET, UNSET, DUMP), over TCP to port 111, and the
+//! registration a [`Server`](super::Server) makes of itself.
+//!
+//! ```no_run
+//! use std::net::Ipv4Addr;
+//! use transports::rpc::{rpcbind, Protocol};
+//! let port = rpcbind::getport(Ipv4Addr::LOCALHOST.into(), 100_000, 2, Protocol::Tcp)?;
+//! assert_eq!(port, 111);
+//! for m in rpcbind::PortMapper::connect(Ipv4Addr::LOCALHOST.into())?.dump()? {
+//!     println!("{} {} {} {}", m.program, m.version, m.protocol, m.port);
+//! }
+//! # Ok::<(), transports::rpc::RpcError>(())
+//! ```
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use marshal_core::{Error, Reader, SizeClass, Writer};
+use wire_xdr::{Decode, Encode};
+
+use super::{Client, Protocol, RpcError};
+
+/// The portmapper's and rpcbind's program number.
+pub const PROGRAM: u32 = 100_000;
+/// Their well-known port.
+pub const PORT: u16 = 111;
+
+const SET: u32 = 1;
+const UNSET: u32 = 2;
+const GETPORT_OR_GETADDR: u32 = 3;
+const DUMP: u32 = 4;
+
+/// How long a call to rpcbind may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The port `program` `version` listens on for `protocol` at `host`, asked of its
+/// portmapper (version 2 GETPORT). No registration is [`RpcError::NotRegistered`].
+pub fn getport(
+    host: IpAddr,
+    program: u32,
+    version: u32,
+    protocol: Protocol,
+) -> Result<u16, RpcError> {
+    PortMapper::connect(host)?.getport(program, version, protocol)
+}
+
+/// A portmapper (version 2) mapping: `struct mapping { unsigned int prog; unsigned int
+/// vers; unsigned int prot; unsigned int port; }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mapping {
+    /// The program.
+    pub program: u32,
+    /// The version.
+    pub version: u32,
+    /// The IP protocol: 6 (TCP) or 17 (UDP); see [`Protocol::ip_protocol`].
+    pub protocol: u32,
+    /// The port.
+    pub port: u32,
+}
+
+impl Encode for Mapping {
+    const SIZE: SizeClass = SizeClass::Fixed(16);
+    fn encoded_len(&self, _depth: u32) -> Result<usize, Error> {
+        Ok(16)
+    }
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        (self.program, self.version, self.protocol, self.port).encode(w)
+    }
+}
+
+impl<'de> Decode<'de> for Mapping {
+    const SIZE: SizeClass = SizeClass::Fixed(16);
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        let (program, version, protocol, port) = Decode::decode(r)?;
+        Ok(Mapping {
+            program,
+            version,
+            protocol,
+            port,
+        })
+    }
+}
+
+/// An rpcbind (versions 3 and 4) registration: `struct rpcb { rpcprog_t r_prog; rpcvers_t
+/// r_vers; string r_netid<>; string r_addr<>; string r_owner<>; }`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Rpcb {
+    /// The program.
+    pub program: u32,
+    /// The version.
+    pub version: u32,
+    /// The network id: `tcp`, `udp`, `tcp6`, `udp6`, `local`, …
+    pub netid: String,
+    /// The universal address (see [`universal_address`]).
+    pub addr: String,
+    /// Who registered it.
+    pub owner: String,
+}
+
+impl Encode for Rpcb {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        self.as_tuple().encoded_len(depth)
+    }
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        self.as_tuple().encode(w)
+    }
+}
+
+impl<'de> Decode<'de> for Rpcb {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        let (program, version, netid, addr, owner) = Decode::decode(r)?;
+        Ok(Rpcb {
+            program,
+            version,
+            netid,
+            addr,
+            owner,
+        })
+    }
+}
+
+impl Rpcb {
+    fn as_tuple(&self) -> (u32, u32, &str, &str, &str) {
+        (
+            self.program,
+            self.version,
+            &self.netid,
+            &self.addr,
+            &self.owner,
+        )
+    }
+}
+
+/// An XDR optional-data list (`struct list { T item; list *next; }`) read with a loop: each
+/// element costs input, so its length is bounded by the message.
+struct List<T>(Vec<T>);
+
+impl<'de, T: Decode<'de>> Decode<'de> for List<T> {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        let mut items = Vec::new();
+        while bool::decode(r)? {
+            let i = items.len();
+            items.push(T::decode(r).map_err(|e| e.at_index(i))?);
+        }
+        Ok(List(items))
+    }
+}
+
+/// A portmapper (version 2) client.
+#[derive(Debug)]
+pub struct PortMapper {
+    client: Client,
+}
+
+impl PortMapper {
+    /// Connects to the portmapper of `host` over TCP.
+    pub fn connect(host: IpAddr) -> Result<PortMapper, RpcError> {
+        let mut client = Client::connect_tcp((host, PORT), PROGRAM, 2)?;
+        client.set_timeout(TIMEOUT);
+        Ok(PortMapper { client })
+    }
+
+    /// GETPORT: the port of `program` `version` on `protocol`.
+    pub fn getport(
+        &mut self,
+        program: u32,
+        version: u32,
+        protocol: Protocol,
+    ) -> Result<u16, RpcError> {
+        let m = Mapping {
+            program,
+            version,
+            protocol: protocol.ip_protocol(),
+            port: 0,
+        };
+        match self.client.call::<_, u32>(GETPORT_OR_GETADDR, &m)? {
+            0 => Err(RpcError::NotRegistered { program, version }),
+            port => u16::try_from(port).map_err(|_| {
+                RpcError::BadReply(Error::without_offset(marshal_core::ErrorKind::OutOfRange {
+                    value: port.into(),
+                    type_name: "port",
+                }))
+            }),
+        }
+    }
+
+    /// SET: registers a mapping; `false` if one exists for its program, version and
+    /// protocol.
+    pub fn set(&mut self, m: &Mapping) -> Result<bool, RpcError> {
+        self.client.call(SET, m)
+    }
+
+    /// UNSET: removes every mapping of the program and version (the protocol and port are
+    /// ignored).
+    pub fn unset(&mut self, m: &Mapping) -> Result<bool, RpcError> {
+        self.client.call(UNSET, m)
+    }
+
+    /// DUMP: every mapping (what `rpcinfo -p` prints).
+    pub fn dump(&mut self) -> Result<Vec<Mapping>, RpcError> {
+        Ok(self.client.call::<_, List<Mapping>>(DUMP, &())?.0)
+    }
+}
+
+/// An rpcbind (version 3 or 4) client.
+#[derive(Debug)]
+pub struct Rpcbind {
+    client: Client,
+}
+
+impl Rpcbind {
+    /// Connects to rpcbind `version` (3 or 4) of `host` over TCP.
+    pub fn connect(host: IpAddr, version: u32) -> Result<Rpcbind, RpcError> {
+        let mut client = Client::connect_tcp((host, PORT), PROGRAM, version)?;
+        client.set_timeout(TIMEOUT);
+        Ok(Rpcbind { client })
+    }
+
+    /// GETADDR: the universal address of `program` `version` on `netid`, if registered
+    /// (`addr` and `owner` of the query are ignored).
+    pub fn getaddr(
+        &mut self,
+        program: u32,
+        version: u32,
+        netid: &str,
+    ) -> Result<Option<String>, RpcError> {
+        let q = (program, version, netid, "", "");
+        let addr: String = self.client.call(GETPORT_OR_GETADDR, &q)?;
+        Ok((!addr.is_empty()).then_some(addr))
+    }
+
+    /// SET: registers `r`; `false` if a registration exists for its program, version and
+    /// netid.
+    pub fn set(&mut self, r: &Rpcb) -> Result<bool, RpcError> {
+        self.client.call(SET, r)
+    }
+
+    /// UNSET: removes the registrations of the program and version on `r.netid` (on every
+    /// netid if it is empty).
+    pub fn unset(&mut self, r: &Rpcb) -> Result<bool, RpcError> {
+        self.client.call(UNSET, r)
+    }
+
+    /// DUMP: every registration.
+    pub fn dump(&mut self) -> Result<Vec<Rpcb>, RpcError> {
+        Ok(self.client.call::<_, List<Rpcb>>(DUMP, &())?.0)
+    }
+}
+
+/// The universal address of a socket address (RFC 5665): `h1.h2.h3.h4.p1.p2` for IPv4, the
+/// IPv6 text form then `.p1.p2` for IPv6, where `p1.p2` are the port's two bytes.
+///
+/// ```
+/// use transports::rpc::rpcbind::{parse_universal_address, universal_address};
+/// let a = "127.0.0.1:2049".parse().unwrap();
+/// assert_eq!(universal_address(a), "127.0.0.1.8.1");
+/// assert_eq!(parse_universal_address("127.0.0.1.8.1"), Some(a));
+/// assert_eq!(parse_universal_address("::1.0.111"), Some("[::1]:111".parse().unwrap()));
+/// ```
+pub fn universal_address(addr: SocketAddr) -> String {
+    let [p1, p2] = addr.port().to_be_bytes();
+    format!("{}.{p1}.{p2}", addr.ip())
+}
+
+/// Reads a universal address; `None` if it is not one.
+pub fn parse_universal_address(s: &str) -> Option<SocketAddr> {
+    let (rest, p2) = s.rsplit_once('.')?;
+    let (host, p1) = rest.rsplit_once('.')?;
+    let port = u16::from_be_bytes([p1.parse().ok()?, p2.parse().ok()?]);
+    Some(SocketAddr::new(host.parse().ok()?, port))
+}
+
+/// Registers `program` `version` on `protocol` at `addr`'s port with the rpcbind on this
+/// host: rpcbind version 4 (UNSET of a stale entry, then SET), or the portmapper (version 2)
+/// where version 4 is not served.
+pub fn register(
+    program: u32,
+    version: u32,
+    protocol: Protocol,
+    addr: SocketAddr,
+) -> Result<(), RpcError> {
+    let local = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let refused = RpcError::RegistrationRefused { program, version };
+    match Rpcbind::connect(local, 4) {
+        Ok(mut rb) => {
+            let r = Rpcb {
+                program,
+                version,
+                netid: protocol.netid(addr.is_ipv6()).into(),
+                addr: universal_address(addr),
+                owner: "marshal".into(),
+            };
+            match rb.unset(&r).and_then(|_| rb.set(&r)) {
+                Ok(true) => return Ok(()),
+                Ok(false) => return Err(refused),
+                Err(RpcError::ProgMismatch { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    let mut pm = PortMapper::connect(local)?;
+    let m = Mapping {
+        program,
+        version,
+        protocol: protocol.ip_protocol(),
+        port: addr.port().into(),
+    };
+    let _ = pm.unset(&m)?;
+    if pm.set(&m)? {
+        Ok(())
+    } else {
+        Err(refused)
+    }
+}
+
+/// Removes the registration of `program` `version` on `protocol` from the rpcbind on this
+/// host (IPv4 and IPv6 netids alike).
+pub fn unregister(program: u32, version: u32, protocol: Protocol) -> Result<(), RpcError> {
+    let local = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    match Rpcbind::connect(local, 4) {
+        Ok(mut rb) => {
+            for ipv6 in [false, true] {
+                let r = Rpcb {
+                    program,
+                    version,
+                    netid: protocol.netid(ipv6).into(),
+                    addr: String::new(),
+                    owner: "marshal".into(),
+                };
+                match rb.unset(&r) {
+                    Ok(_) => {}
+                    Err(RpcError::ProgMismatch { .. }) => return unset_v2(program, version),
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn unset_v2(program: u32, version: u32) -> Result<(), RpcError> {
+    let m = Mapping {
+        program,
+        version,
+        protocol: 0,
+        port: 0,
+    };
+    PortMapper::connect(IpAddr::V4(Ipv4Addr::LOCALHOST))?
+        .unset(&m)
+        .map(drop)
+}
