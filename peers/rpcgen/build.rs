@@ -1,5 +1,5 @@
 //! Generates XDR stubs from `xdr/flick.x` with `rpcgen` and compiles them,
-//! together with `src/glue.c`, against libtirpc into the
+//! together with `src/glue.c` and `src/rpc_glue.c`, against libtirpc into the
 //! library; also builds two executables into OUT_DIR from rpcgen's client and
 //! server stubs: `flick_server` (`src/server.c`) and `flick_client`
 //! (`src/client.c`).
@@ -20,11 +20,12 @@ fn main() {
     let x_src = manifest_dir.join("xdr").join("flick.x");
     let src = manifest_dir.join("src");
     let glue = src.join("glue.c");
+    let rpc_glue = src.join("rpc_glue.c");
     let server = src.join("server.c");
     let client = src.join("client.c");
 
     println!("cargo:rerun-if-changed={}", x_src.display());
-    for c in [&glue, &server, &client] {
+    for c in [&glue, &rpc_glue, &server, &client] {
         println!("cargo:rerun-if-changed={}", c.display());
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -74,7 +75,11 @@ fn main() {
         &[&client, &clnt_c, &xdr_c],
     );
 
-    build.file(&xdr_c).file(&glue).compile("rpcgen_flick");
+    build
+        .file(&xdr_c)
+        .file(&glue)
+        .file(&rpc_glue)
+        .compile("rpcgen_flick");
 
     println!("cargo:rustc-link-lib=tirpc");
 }
