@@ -11,6 +11,11 @@
 //!   of a workload built once, so that a timed [`CInts::encode`] call is one
 //!   generated `xdr_*` routine over an `xdrmem` stream and nothing else;
 //!   `bench_decode_*` likewise time one generated decode plus its `xdr_free`.
+//! * **An ONC RPC peer.** The [`rpc`] module runs the C server and client
+//!   that rpcgen generates for the `program FLICK_PROG` of `flick.x`
+//!   ([`CServer`], [`run_c_client`]), offers an in-process libtirpc client
+//!   for benchmarks ([`CRpcClient`]) and the stub-cost function
+//!   [`c_stub_pfs_write`]. Its main items are also re-exported here.
 //!
 //! # Strings
 //!
@@ -30,6 +35,14 @@ use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::fmt;
 use std::ptr;
 use std::slice;
+
+pub mod rpc;
+
+pub use rpc::{
+    c_stub_pfs_write, pfs_write_call_size, run_c_client, CRpcClient, CServer, C_CLIENT, C_SERVER,
+    ECHO_DIRENTS, ECHO_INTS, ECHO_LIST, ECHO_RECTS, ECHO_RESULT, FLICK_NULL, FLICK_PROG,
+    FLICK_VERS, PFS_WRITE,
+};
 
 /// `#[repr(C)]` mirrors of the rpcgen-generated types in `flick.h`, and the
 /// entry points of `src/glue.c`. The mirrors are checked against the C
