@@ -61,9 +61,11 @@ fn require_rpcbind() {
 fn server(program: u32) -> Server {
     let mut s = Server::bind("0.0.0.0:0").unwrap();
     for version in [2, 3] {
-        s.add(program, version, |call: &mut Call<'_>| match call.procedure() {
-            0 => call.reply(&()),
-            _ => call.proc_unavail(),
+        s.add(program, version, |call: &mut Call<'_>| {
+            match call.procedure() {
+                0 => call.reply(&()),
+                _ => call.proc_unavail(),
+            }
         });
     }
     s.register_with_rpcbind(true);
@@ -103,7 +105,9 @@ fn rpcinfo_sees_the_registered_server_and_dump_matches() {
         for version in ["2", "3"] {
             let out = rpcinfo(&[flag, "127.0.0.1", &program.to_string(), version]);
             assert!(
-                out.contains(&format!("program {program} version {version} ready and waiting")),
+                out.contains(&format!(
+                    "program {program} version {version} ready and waiting"
+                )),
                 "rpcinfo {flag}: {out}"
             );
         }

@@ -361,14 +361,19 @@ impl Client {
                 resend_at = now + wait;
             }
             let until = resend_at.min(deadline);
-            socket.set_read_timeout(Some(until.saturating_duration_since(now).max(
-                Duration::from_micros(100),
-            )))?;
+            socket.set_read_timeout(Some(
+                until
+                    .saturating_duration_since(now)
+                    .max(Duration::from_micros(100)),
+            ))?;
             match socket.recv(buf) {
                 Ok(n) if buf[..n].starts_with(&xid.to_be_bytes()) => return finish(&buf[..n]),
                 Ok(_) => {} // a stale reply to an earlier call
                 Err(e)
-                    if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
                 Err(e) => return Err(RpcError::Io(e)),
             }
         }

@@ -144,7 +144,10 @@ impl<'a> Call<'a> {
     /// Answers `SUCCESS` with the results. Large opaque parts go out over TCP with vectored
     /// writes from where they lie.
     pub fn reply<T: Encode + ?Sized>(&mut self, results: &T) -> Result<(), Error> {
-        self.answer(&ReplyHeader::accepted(self.xid(), AcceptStat::Success), results)
+        self.answer(
+            &ReplyHeader::accepted(self.xid(), AcceptStat::Success),
+            results,
+        )
     }
 
     /// Answers `PROC_UNAVAIL`: the default arm of a program's `match`.
@@ -173,7 +176,11 @@ impl<'a> Call<'a> {
         self.answer(&ReplyHeader::accepted(self.xid(), stat), &())
     }
 
-    fn answer<T: Encode + ?Sized>(&mut self, head: &ReplyHeader<'_>, body: &T) -> Result<(), Error> {
+    fn answer<T: Encode + ?Sized>(
+        &mut self,
+        head: &ReplyHeader<'_>,
+        body: &T,
+    ) -> Result<(), Error> {
         if self.replied {
             return Err(Error::without_offset(ErrorKind::Custom(
                 "the call was already answered".into(),
@@ -199,13 +206,13 @@ impl<'a> Call<'a> {
                 self.broken |= sent;
                 Err(error)
             }
-            Err(RpcError::TooLarge { len, max }) => Err(Error::without_offset(
-                ErrorKind::LengthTooLarge {
+            Err(RpcError::TooLarge { len, max }) => {
+                Err(Error::without_offset(ErrorKind::LengthTooLarge {
                     len: len as u64,
                     max: max as u64,
-                },
-            )
-            .in_field("reply")),
+                })
+                .in_field("reply"))
+            }
             Err(e) => {
                 self.replied = true;
                 self.broken = true;
