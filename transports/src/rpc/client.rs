@@ -12,7 +12,7 @@ use wire_xdr::rpc::{
 };
 use wire_xdr::{Decode, Encode};
 
-use super::framing::{encode_datagram, send_record};
+use super::framing::{encode_datagram, write_record};
 use super::{Protocol, RpcError};
 
 /// How long a call waits for its reply unless [`Client::set_timeout`] says otherwise (as
@@ -234,7 +234,7 @@ impl Client {
         let msg = (&header, args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {
-                let sent = send_record(stream, &mut self.scratch, self.max_record, &msg);
+                let sent = write_record(stream, &mut self.scratch, self.max_record, &msg);
                 if let Err(RpcError::Io(_) | RpcError::Marshal { sent: true, .. }) = sent {
                     self.broken = true;
                 }

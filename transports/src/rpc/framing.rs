@@ -14,10 +14,21 @@ use crate::io_util::SocketSpill;
 /// A scratch buffer above this size is released after use.
 const SCRATCH_KEEP: usize = 1 << 20;
 
-/// Sends `msg` as one record of one fragment: measured first, then written with one
-/// `writev` per large part (see [`SocketSpill`]). On failure, `Marshal { sent: true }` or
-/// `Io` mean the stream is broken.
-pub(crate) fn send_record<W: Write, M: Encode + ?Sized>(
+/// Sends `msg` (a header and its body, e.g. `(&CallHeader, &args)`) as one record of one
+/// fragment, of at most `max` bytes: measured first, encoded into `scratch` except for
+/// octet runs of 16 KiB or more, which go to `stream` with vectored writes from where they
+/// lie. On failure, `Marshal { sent: true }` or `Io` mean the stream is broken.
+///
+/// ```
+/// use transports::rpc::write_record;
+/// use wire_xdr::rpc::{CallHeader, RecordReader};
+/// let (mut wire, mut scratch) = (Vec::new(), Vec::new());
+/// write_record(&mut wire, &mut scratch, 1 << 20, &(&CallHeader::new(1, 2, 3, 4), &7u32))?;
+/// assert_eq!(wire.len(), 4 + 40 + 4);
+/// assert_eq!(RecordReader::new().read_record(&mut &wire[..]).unwrap().len(), 44);
+/// # Ok::<(), transports::rpc::RpcError>(())
+/// ```
+pub fn write_record<W: Write, M: Encode + ?Sized>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
     max: usize,

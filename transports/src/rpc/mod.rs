@@ -36,6 +36,7 @@ mod server;
 
 pub use client::{Client, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 pub use error::RpcError;
+pub use framing::write_record;
 pub use server::{Call, Program, Server, ServerHandle, DEFAULT_MAX_CONNECTIONS};
 pub use wire_xdr::rpc::{AcceptStat, Auth, AuthStat, OpaqueAuth, RejectedReply};
 

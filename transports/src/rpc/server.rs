@@ -23,7 +23,7 @@ use wire_xdr::rpc::{
 };
 use wire_xdr::{Decode, Encode};
 
-use super::framing::{encode_datagram, send_record};
+use super::framing::{encode_datagram, write_record};
 use super::{rpcbind, Protocol, RpcError, MAX_DATAGRAM};
 
 /// One program version's implementation: answers the calls made to it.
@@ -192,7 +192,7 @@ impl<'a> Call<'a> {
                 stream,
                 scratch,
                 max,
-            } => send_record(stream, scratch, *max, &msg),
+            } => write_record(stream, scratch, *max, &msg),
             ReplyTo::Udp { socket, buf } => encode_datagram(buf, MAX_DATAGRAM, &msg)
                 .and_then(|()| Ok(socket.send_to(buf, self.peer).map(drop)?)),
         };
