@@ -79,3 +79,75 @@ pub(crate) fn encode_datagram<M: Encode + ?Sized>(
     append_to_vec(buf, len, |w| msg.encode(w))
         .map_err(|error| RpcError::Marshal { error, sent: false })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, IoSlice};
+
+    use super::*;
+    use wire_xdr::rpc::CallHeader;
+
+    /// A stream that records where each written slice lay.
+    #[derive(Default)]
+    struct Recorder {
+        bytes: Vec<u8>,
+        slices: Vec<(usize, usize)>,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.write_vectored(&[IoSlice::new(buf)])
+        }
+        fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            let mut n = 0;
+            for b in bufs {
+                self.slices.push((b.as_ptr() as usize, b.len()));
+                self.bytes.extend_from_slice(b);
+                n += b.len();
+            }
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn large_opaque_arguments_go_out_from_the_callers_memory() {
+        let data = vec![7u8; 64 * 1024];
+        let mut out = Recorder::default();
+        let msg = (&CallHeader::new(1, 2, 3, 4), data.as_slice());
+        write_record(&mut out, &mut Vec::new(), 1 << 20, &msg).unwrap();
+        assert!(
+            out.slices.contains(&(data.as_ptr() as usize, data.len())),
+            "the data was copied: {:?}",
+            out.slices
+        );
+        assert_eq!(out.bytes.len(), 4 + 40 + 4 + data.len());
+        assert_eq!(&out.bytes[..4], &record_mark(40 + 4 + data.len()).unwrap());
+        assert_eq!(&out.bytes[48..], &data[..]);
+        // Small arguments are one write of the gathered message.
+        let mut out = Recorder::default();
+        write_record(
+            &mut out,
+            &mut Vec::new(),
+            1 << 20,
+            &(&CallHeader::new(1, 2, 3, 4), &[1u8; 100][..]),
+        )
+        .unwrap();
+        assert_eq!(out.slices.iter().filter(|s| s.1 > 0).count(), 1);
+    }
+
+    #[test]
+    fn limits_hold_before_sending() {
+        let mut out = Recorder::default();
+        let e = write_record(&mut out, &mut Vec::new(), 10, &(1u32, 2u32, 3u32)).unwrap_err();
+        assert!(matches!(e, RpcError::TooLarge { len: 12, max: 10 }), "{e}");
+        assert!(out.bytes.is_empty());
+        let mut buf = vec![9];
+        let e = encode_datagram(&mut buf, 3, &1u32).unwrap_err();
+        assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
+        encode_datagram(&mut buf, 4, &1u32).unwrap();
+        assert_eq!(buf, [0, 0, 0, 1]);
+    }
+}
