@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 need=()
 command -v rpcgen >/dev/null 2>&1 || need+=(rpcsvc-proto)
 [ -f /usr/include/tirpc/rpc/rpc.h ] || need+=(libtirpc-dev)
+# rpcbind (with rpcinfo) for the registration tests of the ONC RPC server; valgrind counts
+# the instructions of the RPC stubs (benches/benches/rpc_stub_cost.rs).
+[ -x /usr/sbin/rpcbind ] || need+=(rpcbind)
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 # omniORB 4.2 (omniidl, headers and libraries) builds the C++ peer of the CDR/GIOP tests.
 command -v omniidl >/dev/null 2>&1 || need+=(omniidl)
 [ -f /usr/include/omniORB4/CORBA.h ] || need+=(libomniorb4-dev)
@@ -26,6 +30,19 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# Start rpcbind on this host if none answers (a fresh machine's package install does not
+# start it without systemd). `-w`: warm start, keeping registrations across restarts.
+if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+  echo "scripts/test.sh: starting rpcbind"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo /usr/sbin/rpcbind -w
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
+    sleep 0.5
+  done
 fi
 
 cargo fmt --all -- --check
