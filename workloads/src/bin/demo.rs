@@ -1,6 +1,8 @@
 //! The demo: encodes and decodes Flick's three workloads with marshal's XDR and CDR codecs and
 //! prints throughput beside `memcpy` of the same bytes; then makes GIOP calls over loopback
-//! TCP between a Rust client and a Rust server and prints round-trip throughput; then sends
+//! TCP between a Rust client and a Rust server and prints round-trip throughput; then serves
+//! ONC RPC (`FLICK_PROG` of `peers/rpcgen/xdr/flick.x`) on loopback and calls it over TCP
+//! and UDP, printing round-trip throughput and pipelined NULL calls; then sends
 //! PBIO's KSdata1 records over an NDR stream on loopback, converts records from a synthetic
 //! big-endian sender and from one with an unexpected extra field, and prints send and receive
 //! costs beside `memcpy`; built with the `jit` feature, it also runs the same conversions
@@ -167,6 +169,87 @@ fn giop_demo() -> Result<(), CallError> {
             rate / (1u64 << 20) as f64,
             rate / size as f64
         );
+    }
+    handle.shutdown();
+    Ok(())
+}
+
+/// An ONC RPC server on loopback (TCP and UDP on one port) and Rust clients over both:
+/// a few calls, round-trip throughput for each workload, and NULL calls with 16 in flight.
+fn rpc_demo() -> Result<(), Box<dyn std::error::Error>> {
+    use marshal::rpc::{Client, RpcError, Server};
+    use workloads::flick_rpc::{self as flick, PfsWriteRes};
+
+    let mut server = Server::bind("127.0.0.1:0")?;
+    server.add(flick::FLICK_PROG, flick::FLICK_VERS, flick::serve);
+    let handle = server.spawn()?;
+    let (tcp, udp) = (handle.tcp_addr().unwrap(), handle.udp_addr().unwrap());
+    println!(
+        "\nONC RPC (RFC 5531) on loopback: FLICK_PROG {:#x} version 1, TCP {tcp}, UDP {udp}",
+        flick::FLICK_PROG
+    );
+    let mut t = Client::connect_tcp(tcp, flick::FLICK_PROG, flick::FLICK_VERS)?;
+    let mut u = Client::connect_udp(udp, flick::FLICK_PROG, flick::FLICK_VERS)?;
+    let data = ints(1024);
+    let res: PfsWriteRes = t.call(flick::PFS_WRITE, &(3, 100, 4096, data.as_slice()))?;
+    println!("  TCP PFS_WRITE(handle 3, pos 100, 1024 ints) = {res:?}");
+    let res: PfsWriteRes = u.call(flick::PFS_WRITE, &(3, 100, 4096, data.as_slice()))?;
+    println!("  UDP PFS_WRITE(handle 3, pos 100, 1024 ints) = {res:?}");
+    match u.call::<(), ()>(99, &()) {
+        Err(RpcError::ProcUnavail) => println!("  UDP procedure 99: PROC_UNAVAIL"),
+        other => println!("  UDP procedure 99 unexpectedly gave {other:?}"),
+    }
+
+    println!(
+        "\n{:<22} {:>6}  {:>13}  {:>13}",
+        "round trip", "size", "TCP payload", "UDP payload"
+    );
+    for size in [64usize, 4 << 10, 1 << 20] {
+        let iv = ints(size / 4);
+        let rv = rects(size / 16);
+        let dv = dirents((size / DIRENT_BYTES).max(1));
+        let row = |name: &str, tcp: f64, udp: Option<f64>| {
+            let udp = udp.map_or("(> datagram)".to_string(), |r| {
+                format!("{:>8.1} MiB/s", r / (1u64 << 20) as f64)
+            });
+            println!(
+                "{:<22} {:>6}  {:>8.1} MiB/s  {:>13}",
+                name,
+                size_label(size),
+                tcp / (1u64 << 20) as f64,
+                udp
+            );
+        };
+        let fits = size < 60_000;
+        macro_rules! both {
+            ($name:expr, $proc:expr, $v:expr, $t:ty) => {{
+                let tr = throughput(size, || {
+                    let back: Vec<$t> = t.call($proc, &$v).expect("TCP call");
+                    assert_eq!(back.len(), $v.len());
+                });
+                let ur = fits.then(|| {
+                    throughput(size, || {
+                        let back: Vec<$t> = u.call($proc, &$v).expect("UDP call");
+                        assert_eq!(back.len(), $v.len());
+                    })
+                });
+                row($name, tr, ur);
+            }};
+        }
+        both!("ECHO_INTS", flick::ECHO_INTS, iv, i32);
+        both!("ECHO_RECTS", flick::ECHO_RECTS, rv, Rect);
+        both!("ECHO_DIRENTS", flick::ECHO_DIRENTS, dv, DirEntry);
+    }
+    for depth in [1usize, 16] {
+        let rate = throughput(depth, || {
+            let xids: Vec<u32> = (0..depth)
+                .map(|_| t.send_call(flick::FLICK_NULL, &()).expect("send"))
+                .collect();
+            for x in xids {
+                t.recv_reply::<()>(x).expect("reply");
+            }
+        });
+        println!("  NULL calls over TCP, {depth:>2} in flight: {rate:>9.0} calls/s");
     }
     handle.shutdown();
     Ok(())
@@ -422,6 +505,10 @@ fn main() {
     println!(" decode: into a new Vec. Competitors: cargo bench -p marshal-benches)");
     if let Err(e) = giop_demo() {
         eprintln!("GIOP demo failed: {e}");
+        std::process::exit(1);
+    }
+    if let Err(e) = rpc_demo() {
+        eprintln!("ONC RPC demo failed: {e}");
         std::process::exit(1);
     }
     if let Err(e) = ndr_demo() {
