@@ -187,3 +187,32 @@ fn rust_client_calls_rust_server_both_ways() {
     exercise(&mut c, false);
     mismatches(udp, true);
 }
+
+#[test]
+fn the_rust_program_has_flick_h_numbers() {
+    // rpcgen-peer's constants are checked against the generated flick.h in its own tests.
+    assert_eq!(
+        [
+            flick::FLICK_PROG,
+            flick::FLICK_VERS,
+            flick::FLICK_NULL,
+            flick::ECHO_INTS,
+            flick::ECHO_RECTS,
+            flick::ECHO_DIRENTS,
+            flick::ECHO_RESULT,
+            flick::ECHO_LIST,
+            flick::PFS_WRITE,
+        ],
+        [
+            rpcgen_peer::FLICK_PROG,
+            rpcgen_peer::FLICK_VERS,
+            rpcgen_peer::FLICK_NULL,
+            rpcgen_peer::ECHO_INTS,
+            rpcgen_peer::ECHO_RECTS,
+            rpcgen_peer::ECHO_DIRENTS,
+            rpcgen_peer::ECHO_RESULT,
+            rpcgen_peer::ECHO_LIST,
+            rpcgen_peer::PFS_WRITE,
+        ]
+    );
+}

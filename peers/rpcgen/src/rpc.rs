@@ -307,58 +307,57 @@ impl CRpcClient {
     /// Calls `ECHO_INTS` with `args`; returns the number of ints in the
     /// reply.
     pub fn echo_ints(&mut self, args: &CInts) -> usize {
-        let mut count: c_uint = 0;
-        let mut err: [c_char; ERR_CAP] = [0; ERR_CAP];
-        // SAFETY: `self.clnt` is live and exclusively ours for the call (see
-        // `null`); `args.obj` is a valid `int_array` pointing into
-        // `args.data` (`CInts::new`), which lives and is not mutated for the
-        // call (shared borrow), and XDR_ENCODE only reads it; `count` and
-        // `err` are valid for writes. The reply is freed in C.
-        let ok = unsafe {
-            ffi::rpc_glue_echo_int_array(
-                self.clnt.as_ptr(),
-                &args.obj,
-                &mut count,
-                err.as_mut_ptr(),
-                ERR_CAP,
-            )
-        };
-        self.check(ok, &err);
-        count as usize
+        // SAFETY: `args.obj` is a valid `int_array` pointing into `args.data`
+        // (`CInts::new`), and `echo` is given the glue function for that type.
+        unsafe { self.echo(&args.obj, ffi::rpc_glue_echo_int_array) }
     }
 
     /// Calls `ECHO_RECTS` with `args`; returns the number of rects in the
     /// reply.
     pub fn echo_rects(&mut self, args: &CRects) -> usize {
-        let mut count: c_uint = 0;
-        let mut err: [c_char; ERR_CAP] = [0; ERR_CAP];
-        // SAFETY: as in `echo_ints`, with `args.obj` a valid `rect_array`
-        // pointing into `args.data` (`CRects::new`).
-        let ok = unsafe {
-            ffi::rpc_glue_echo_rect_array(
-                self.clnt.as_ptr(),
-                &args.obj,
-                &mut count,
-                err.as_mut_ptr(),
-                ERR_CAP,
-            )
-        };
-        self.check(ok, &err);
-        count as usize
+        // SAFETY: `args.obj` is a valid `rect_array` pointing into `args.data`
+        // (`CRects::new`), and the glue function is that type's.
+        unsafe { self.echo(&args.obj, ffi::rpc_glue_echo_rect_array) }
     }
 
     /// Calls `ECHO_DIRENTS` with `args`; returns the number of dirents in the
     /// reply.
     pub fn echo_dirents(&mut self, args: &CDirents) -> usize {
+        // SAFETY: `args.obj` is a valid `dirent_array` pointing into
+        // `args.items`, whose names are NUL-terminated strings in
+        // `args._names` (`CDirents::new`); the glue function is that type's.
+        unsafe { self.echo(&args.obj, ffi::rpc_glue_echo_dirent_array) }
+    }
+
+    /// One `rpc_glue_echo_T` call; returns the reply's element count.
+    ///
+    /// # Safety
+    ///
+    /// `obj` is a valid `T` as the generated encoder reads it (array pointers
+    /// valid for their lengths, strings NUL-terminated), and `glue` is the
+    /// glue function for `T`.
+    unsafe fn echo<T>(
+        &mut self,
+        obj: &T,
+        glue: unsafe extern "C" fn(
+            *mut ffi::Client,
+            *const T,
+            *mut c_uint,
+            *mut c_char,
+            usize,
+        ) -> c_int,
+    ) -> usize {
         let mut count: c_uint = 0;
         let mut err: [c_char; ERR_CAP] = [0; ERR_CAP];
-        // SAFETY: as in `echo_ints`, with `args.obj` a valid `dirent_array`
-        // pointing into `args.items`, whose names are NUL-terminated strings
-        // in `args._names` (`CDirents::new`).
+        // SAFETY: `self.clnt` is live and exclusively ours for the call (see
+        // `null`); `obj` is valid for `glue` (this function's precondition),
+        // lives and is not mutated for the call (shared borrow), and
+        // XDR_ENCODE only reads it; `count` and `err` are valid for writes.
+        // The reply is freed in C.
         let ok = unsafe {
-            ffi::rpc_glue_echo_dirent_array(
+            glue(
                 self.clnt.as_ptr(),
-                &args.obj,
+                obj,
                 &mut count,
                 err.as_mut_ptr(),
                 ERR_CAP,
@@ -368,7 +367,6 @@ impl CRpcClient {
         count as usize
     }
 
-    /// Panics with the C side's message unless `ok` is nonzero.
     fn check(&self, ok: c_int, err: &[c_char]) {
         if ok == 0 {
             panic!(
