@@ -7,6 +7,8 @@
 //! - feature `xdr`: [`rpc`], ONC RPC (RFC 5531) clients and servers over TCP and UDP, and
 //!   an rpcbind client.
 
+#[cfg(any(feature = "iiop", feature = "xdr"))]
+mod conn_threads;
 #[cfg(feature = "iiop")]
 pub mod giop;
 mod io_util;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use marshal_core::Error;
@@ -16,6 +16,8 @@ use wire_iiop::giop::{
     SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
+
+use crate::conn_threads::ConnThreads;
 
 use super::connection::{split, RecvError, Rx, SendError, Tx};
 
@@ -244,9 +246,8 @@ impl Server {
         let shared = Arc::new(Shared {
             objects: self.objects,
             stopping: AtomicBool::new(false),
-            conns: Mutex::new(Vec::new()),
+            conns: ConnThreads::new(self.max_connections),
             max_message: self.max_message,
-            max_connections: self.max_connections,
         });
         let s = Arc::clone(&shared);
         let listener = self.listener;
@@ -265,9 +266,8 @@ impl Server {
 struct Shared {
     objects: Objects,
     stopping: AtomicBool,
-    conns: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
+    conns: ConnThreads,
     max_message: usize,
-    max_connections: usize,
 }
 
 impl core::fmt::Debug for dyn Servant {
@@ -314,15 +314,8 @@ impl ServerHandle {
         // Wake the acceptor.
         let _ = TcpStream::connect(self.addr);
         let _ = acceptor.join();
-        let conns =
-            std::mem::take(&mut *self.shared.conns.lock().unwrap_or_else(|p| p.into_inner()));
-        for (stream, _) in &conns {
-            // The connection's thread sees the end of its input, answers CloseConnection.
-            let _ = stream.shutdown(Shutdown::Read);
-        }
-        for (_, thread) in conns {
-            let _ = thread.join();
-        }
+        // The connections' threads sees the end of its input, answers CloseConnection.
+        self.shared.conns.close_all();
     }
 }
 
@@ -333,32 +326,12 @@ impl Drop for ServerHandle {
 }
 
 fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    for stream in listener.incoming() {
-        if shared.stopping.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
-        {
-            let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
-            // Forget connections that have ended.
-            conns.retain(|(_, t)| !t.is_finished());
-            if conns.len() >= shared.max_connections {
-                // Dropping the stream closes it.
-                continue;
-            }
-        }
-        let Ok(handle) = stream.try_clone() else {
-            continue;
-        };
-        let s = Arc::clone(&shared);
-        let spawned = std::thread::Builder::new()
-            .name("giop-conn".into())
-            .spawn(move || serve(stream, &s));
-        if let Ok(thread) = spawned {
-            let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
-            conns.push((handle, thread));
-        }
-    }
+    let s = Arc::clone(&shared);
+    shared
+        .conns
+        .accept_loop(listener, &shared.stopping, "giop-conn", move |stream| {
+            serve(stream, &s)
+        });
 }
 
 /// The object key a target names.

@@ -12,7 +12,7 @@ use std::net::{
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -25,6 +25,7 @@ use wire_xdr::{Decode, Encode};
 
 use super::framing::{encode_datagram, write_record};
 use super::{rpcbind, Protocol, RpcError, MAX_DATAGRAM};
+use crate::conn_threads::ConnThreads;
 
 /// One program version's implementation: answers the calls made to it.
 ///
@@ -353,9 +354,8 @@ impl Server {
         let shared = Arc::new(Shared {
             programs: self.programs,
             stopping: AtomicBool::new(false),
-            conns: Mutex::new(Vec::new()),
+            conns: ConnThreads::new(self.max_connections),
             max_record: self.max_record,
-            max_connections: self.max_connections,
             idle_timeout: self.idle_timeout,
         });
         let mut handle = ServerHandle {
@@ -409,9 +409,8 @@ fn first_addr(addr: impl ToSocketAddrs) -> io::Result<SocketAddr> {
 struct Shared {
     programs: Programs,
     stopping: AtomicBool,
-    conns: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
+    conns: ConnThreads,
     max_record: usize,
-    max_connections: usize,
     idle_timeout: Option<Duration>,
 }
 
@@ -471,14 +470,7 @@ impl ServerHandle {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
-        let conns =
-            std::mem::take(&mut *self.shared.conns.lock().unwrap_or_else(|p| p.into_inner()));
-        for (stream, _) in &conns {
-            let _ = stream.shutdown(Shutdown::Read);
-        }
-        for (_, thread) in conns {
-            let _ = thread.join();
-        }
+        self.shared.conns.close_all();
     }
 }
 
@@ -506,30 +498,12 @@ fn unspecified(like: IpAddr) -> IpAddr {
 }
 
 fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    for stream in listener.incoming() {
-        if shared.stopping.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
-        {
-            let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
-            conns.retain(|(_, t)| !t.is_finished());
-            if conns.len() >= shared.max_connections {
-                continue;
-            }
-        }
-        let Ok(handle) = stream.try_clone() else {
-            continue;
-        };
-        let s = Arc::clone(&shared);
-        let spawned = std::thread::Builder::new()
-            .name("rpc-conn".into())
-            .spawn(move || serve_tcp(stream, &s));
-        if let Ok(thread) = spawned {
-            let mut conns = shared.conns.lock().unwrap_or_else(|p| p.into_inner());
-            conns.push((handle, thread));
-        }
-    }
+    let s = Arc::clone(&shared);
+    shared
+        .conns
+        .accept_loop(listener, &shared.stopping, "rpc-conn", move |stream| {
+            serve_tcp(stream, &s)
+        });
 }
 
 /// Serves one connection: records in order until it closes, idles out, or breaks a cap.
