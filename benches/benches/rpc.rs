@@ -16,6 +16,11 @@
 //! iteration is `k` round trips sharing the wire (ids `rust-rust/<k>` and `rust-c/<k>`,
 //! throughput `k` elements); libtirpc cannot pipeline, so `c-c/1` is one call per iteration.
 //!
+//! Small calls measure wake-ups more than stubs: on a VM whose idle vCPUs halt (cpuidle
+//! `haltpoll`), waking the peer's thread on the other vCPU can cost ~60 µs, so a 64 B round
+//! trip takes ~15 µs on a busy machine and ~75 µs on an idle one. `taskset -c 0` keeps both
+//! ends on one vCPU (~15 µs) at the price of the large calls' parallelism.
+//!
 //! Run: `cargo bench -p marshal-benches --bench rpc` (short:
 //! `-- --warm-up-time 1 --measurement-time 2`).
 
