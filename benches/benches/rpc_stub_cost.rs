@@ -1,0 +1,334 @@
+//! Stub cost in instructions (IDL4's measure): one `PFS_WRITE` call of 1024 ints (4 KiB)
+//! marshalled by the client stub and unmarshalled by the server stub, counted with
+//! `valgrind --tool=callgrind`, marshal beside the rpcgen-generated C stubs with libtirpc.
+//!
+//! - **marshal**, in [`rust_stub_pfs_write`]: the client's marshalling exactly as
+//!   `marshal::rpc::Client::send_call` does it (a `CallHeader` with AUTH_NONE, then
+//!   `write_record` of `(&header, &(handle, pos, len, data))` — measured, encoded into the
+//!   client's scratch buffer behind the record mark, then written to a `Vec<u8>` that stands
+//!   in for the socket and is cleared per call), in [`rust_stub_marshal`]; then the server's
+//!   unmarshalling exactly as its dispatch and `Call::args` do it (the record body after the
+//!   4-byte mark, `Message::parse`, the RPC version, credential and program/version/procedure
+//!   checks, `from_slice::<PfsWriteArgs>` of the arguments, which allocates the data, and its
+//!   drop), in [`rust_stub_unmarshal`].
+//! - **rpcgen**: `c_stub_pfs_write` of `peers/rpcgen/src/rpc_glue.c` (`xdr_callmsg` and
+//!   `xdr_pfs_write_args` into an `xdrmem` stream; `xdr_callmsg` and `xdr_pfs_write_args`
+//!   back, then `xdr_free`), compiled with `-O2`.
+//!
+//! Both return `pos + len + data[1023]` as decoded, checked against each other.
+//!
+//! Each function is an exported, never-inlined symbol, and callgrind counts only inside it
+//! (`--toggle-collect=<symbol>`): everything it calls (allocator, `memcpy`) is counted, and
+//! nothing else is. No system call is made inside these functions (the "socket" is a
+//! buffer), so the counts exclude system calls by construction. The bench runs its own
+//! executable under callgrind with `N` and `2N` calls and reports `(I(2N) − I(N)) / N`
+//! instructions per call, which cancels one-time costs (first allocations, lazy binding of
+//! libtirpc's symbols); `N` is 1000, or 100 in test mode (`cargo test --benches`, or any run
+//! without `--bench` or with `--test`). It prints a table, writes it to
+//! `<target>/criterion/rpc_stub_cost/result.txt` (`result.test.txt` in test mode) beside the
+//! callgrind outputs of the `2N` runs (for `callgrind_annotate`), and fails if valgrind is
+//! missing or, in an optimised build, if marshal does not take fewer instructions than
+//! rpcgen (`cargo test` builds benches unoptimised, where the count means nothing).
+//!
+//! Run: `cargo bench -p marshal-benches --bench rpc_stub_cost` (needs valgrind:
+//! `apt-get install valgrind`).
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use marshal::rpc::{
+    write_record, Auth, CallHeader, Message, OpaqueAuth, AUTH_NONE, DEFAULT_MAX_RECORD,
+    LAST_FRAGMENT, RPC_VERSION,
+};
+use workloads::flick_rpc::{PfsWriteArgs, FLICK_PROG, FLICK_VERS, PFS_WRITE};
+
+/// Ints written by the call: 4 KiB of data.
+const INTS: usize = 1024;
+/// `pfs_write_args.handle` and `.pos`, as the C side sends them.
+const HANDLE: i32 = 3;
+const POS: i32 = 100;
+/// Calls counted by the shorter callgrind run (the longer makes twice as many).
+const N: usize = 1000;
+const N_TEST: usize = 100;
+/// Environment of a child run: the side (`rust` or `c`) and the number of calls.
+const CHILD_ENV: &str = "STUB_COST_CHILD";
+const CALLS_ENV: &str = "STUB_COST_CALLS";
+/// The measured symbols.
+const RUST_SYMBOL: &str = "rust_stub_pfs_write";
+const C_SYMBOL: &str = "c_stub_pfs_write";
+
+/// The client's and the server's state for the Rust stubs, reused across calls.
+#[derive(Debug)]
+pub struct Stub {
+    data: Vec<i32>,
+    /// The client's next xid.
+    xid: u32,
+    /// The client's credential body (AUTH_NONE: empty), as `Client` keeps it.
+    cred_body: Vec<u8>,
+    /// The client's encoding buffer (`Client`'s scratch).
+    scratch: Vec<u8>,
+    /// Stands in for the socket: the record as sent, cleared per call.
+    sink: Vec<u8>,
+}
+
+impl Stub {
+    fn new(data: Vec<i32>) -> Stub {
+        Stub {
+            data,
+            xid: 1,
+            cred_body: Vec::new(),
+            scratch: Vec::new(),
+            sink: Vec::new(),
+        }
+    }
+}
+
+/// One call through both Rust stubs; returns `pos + len + data[n - 1]` as the server
+/// decoded them (wrapping), or -1 on failure.
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn rust_stub_pfs_write(stub: &mut Stub) -> i32 {
+    if rust_stub_marshal(stub) != 0 {
+        return -1;
+    }
+    rust_stub_unmarshal(stub)
+}
+
+/// The client side, as `Client::send_call` over TCP: 0, or -1 on failure.
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn rust_stub_marshal(stub: &mut Stub) -> i32 {
+    stub.sink.clear();
+    let xid = stub.xid;
+    stub.xid = stub.xid.wrapping_add(1);
+    let header = CallHeader {
+        cred: OpaqueAuth {
+            flavor: AUTH_NONE,
+            body: &stub.cred_body,
+        },
+        ..CallHeader::new(xid, FLICK_PROG, FLICK_VERS, PFS_WRITE)
+    };
+    let len = (stub.data.len() * 4) as i32;
+    let args = (HANDLE, POS, len, stub.data.as_slice());
+    match write_record(
+        &mut stub.sink,
+        &mut stub.scratch,
+        DEFAULT_MAX_RECORD,
+        &(&header, &args),
+    ) {
+        Ok(()) => 0,
+        Err(_) => -1,
+    }
+}
+
+/// The server side, as its dispatch and `Call::args`: `pos + len + data[n - 1]` (wrapping),
+/// or -1 on failure.
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn rust_stub_unmarshal(stub: &Stub) -> i32 {
+    // What `RecordReader` checks of a one-fragment record.
+    let Some((mark, body)) = stub.sink.split_first_chunk::<4>() else {
+        return -1;
+    };
+    if u32::from_be_bytes(*mark) != LAST_FRAGMENT | body.len() as u32 {
+        return -1;
+    }
+    let Ok((Message::Call(header), args)) = Message::parse(body) else {
+        return -1;
+    };
+    if header.rpcvers != RPC_VERSION {
+        return -1;
+    }
+    match Auth::from_opaque(header.cred.flavor, header.cred.body) {
+        Ok(Auth::Other { .. }) | Err(_) => return -1,
+        Ok(_) => {}
+    }
+    if (header.program, header.version, header.procedure) != (FLICK_PROG, FLICK_VERS, PFS_WRITE) {
+        return -1;
+    }
+    match marshal::xdr::from_slice::<PfsWriteArgs>(args) {
+        Ok(a) => a
+            .pos
+            .wrapping_add(a.len)
+            .wrapping_add(a.data.last().copied().unwrap_or(0)),
+        Err(_) => -1,
+    }
+}
+
+/// What both sides must return for `data`.
+fn expected(data: &[i32]) -> i32 {
+    POS.wrapping_add((data.len() * 4) as i32)
+        .wrapping_add(data.last().copied().unwrap_or(0))
+}
+
+/// A child run: `calls` calls of one side's stubs.
+fn child(side: &str, calls: usize) {
+    let data = workloads::ints(INTS);
+    let want = expected(&data);
+    match side {
+        "rust" => {
+            let mut stub = Stub::new(data);
+            for _ in 0..calls {
+                assert_eq!(rust_stub_pfs_write(black_box(&mut stub)), want);
+            }
+        }
+        "c" => {
+            let mut buf = vec![0u8; rpcgen_peer::pfs_write_call_size(INTS)];
+            for _ in 0..calls {
+                let got = rpcgen_peer::c_stub_pfs_write(black_box(&data), black_box(&mut buf));
+                assert_eq!(got, want);
+            }
+        }
+        other => panic!("{CHILD_ENV}={other}: expected `rust` or `c`"),
+    }
+}
+
+/// Instructions counted inside `symbol` when this executable makes `calls` calls of `side`'s
+/// stubs under callgrind, which writes its profile to `out`.
+fn instructions(exe: &Path, side: &str, symbol: &str, calls: usize, out: &Path) -> u64 {
+    let run = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--toggle-collect={symbol}"))
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(exe)
+        .env(CHILD_ENV, side)
+        .env(CALLS_ENV, calls.to_string())
+        .output();
+    let run = match run {
+        Ok(run) => run,
+        Err(e) if e.kind() == ErrorKind::NotFound => panic!(
+            "rpc_stub_cost: valgrind is not installed (apt-get install valgrind); \
+             the stub cost is counted with callgrind"
+        ),
+        Err(e) => panic!("rpc_stub_cost: cannot run valgrind: {e}"),
+    };
+    assert!(
+        run.status.success(),
+        "rpc_stub_cost: callgrind run of {side} ({calls} calls) failed: {}\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let profile = std::fs::read_to_string(out)
+        .unwrap_or_else(|e| panic!("rpc_stub_cost: cannot read {}: {e}", out.display()));
+    let total = profile
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("rpc_stub_cost: no summary/totals line in {}", out.display()));
+    assert!(
+        total > 0,
+        "rpc_stub_cost: callgrind counted nothing in `{symbol}` (symbol not found?)"
+    );
+    total
+}
+
+/// Instructions per call inside `symbol`: `(I(2n) − I(n)) / n`.
+fn per_call(exe: &Path, dir: &Path, side: &str, symbol: &str, n: usize) -> f64 {
+    let short = dir.join(format!("callgrind.{symbol}.{n}.out"));
+    let long = dir.join(format!("callgrind.{symbol}.{}.out", 2 * n));
+    let i1 = instructions(exe, side, symbol, n, &short);
+    let i2 = instructions(exe, side, symbol, 2 * n, &long);
+    let _ = std::fs::remove_file(&short);
+    (i2 as f64 - i1 as f64) / n as f64
+}
+
+/// `<target>/criterion` as criterion finds it: `$CRITERION_HOME`, `$CARGO_TARGET_DIR/criterion`,
+/// else from this executable's path (`<target>/<profile>/deps/<name>`).
+fn criterion_dir(exe: &Path) -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("criterion");
+    }
+    exe.ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "deps"))
+        .and_then(|deps| deps.parent()?.parent())
+        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
+        .join("criterion")
+}
+
+fn main() {
+    if let Ok(side) = std::env::var(CHILD_ENV) {
+        let calls = std::env::var(CALLS_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{CALLS_ENV} must be a number of calls"));
+        child(&side, calls);
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        println!("rpc_stub_cost: benchmark");
+        return;
+    }
+    // As criterion: `cargo bench` passes `--bench`; `cargo test --benches` does not.
+    let bench = args.iter().any(|a| a == "--bench");
+    let test = !bench || args.iter().any(|a| a == "--test");
+    let n = if test { N_TEST } else { N };
+
+    // Both sides compute the same thing.
+    let data = workloads::ints(INTS);
+    let mut buf = vec![0u8; rpcgen_peer::pfs_write_call_size(INTS)];
+    let c = rpcgen_peer::c_stub_pfs_write(&data, &mut buf);
+    let rust = rust_stub_pfs_write(&mut Stub::new(data.clone()));
+    assert_eq!(c, expected(&data), "rpc_stub_cost: c_stub_pfs_write");
+    assert_eq!(rust, c, "rpc_stub_cost: rust_stub_pfs_write differs from C");
+
+    let exe = std::env::current_exe().expect("rpc_stub_cost: current_exe");
+    let dir = criterion_dir(&exe).join("rpc_stub_cost");
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("rpc_stub_cost: cannot create {}: {e}", dir.display()));
+    let rust = per_call(&exe, &dir, "rust", RUST_SYMBOL, n);
+    let marshal = per_call(&exe, &dir, "rust", "rust_stub_marshal", n);
+    let unmarshal = per_call(&exe, &dir, "rust", "rust_stub_unmarshal", n);
+    let c = per_call(&exe, &dir, "c", C_SYMBOL, n);
+
+    let optimised = !cfg!(debug_assertions);
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "PFS_WRITE of {INTS} ints ({} B call record), client marshal + server unmarshal, \
+         callgrind Ir per call = (I({}) - I({n})) / {n}{}",
+        rpcgen_peer::pfs_write_call_size(INTS) + 4,
+        2 * n,
+        if optimised {
+            ""
+        } else {
+            " [unoptimised build]"
+        },
+    );
+    let _ = writeln!(report, "rust marshal+unmarshal: {rust:.0} instr/call");
+    let _ = writeln!(report, "  rust marshal:         {marshal:.0} instr/call");
+    let _ = writeln!(report, "  rust unmarshal:       {unmarshal:.0} instr/call");
+    let _ = writeln!(report, "rpcgen:                 {c:.0} instr/call");
+    let _ = writeln!(report, "rpcgen / rust:          {:.2}", c / rust);
+    print!("{report}");
+    // A test run (few calls, perhaps unoptimised) does not replace the benchmark's result.
+    let result = dir.join(if test {
+        "result.test.txt"
+    } else {
+        "result.txt"
+    });
+    std::fs::write(&result, &report)
+        .unwrap_or_else(|e| panic!("rpc_stub_cost: cannot write {}: {e}", result.display()));
+    println!("written to {}", result.display());
+
+    // Without optimisation (the test profile) the Rust count says nothing: only an
+    // optimised build must beat rpcgen.
+    if optimised {
+        assert!(
+            rust < c,
+            "rpc_stub_cost: marshal's stubs take {rust:.0} instructions per call, \
+             not fewer than rpcgen's {c:.0}"
+        );
+    } else {
+        println!("(unoptimised build: marshal vs rpcgen not checked)");
+    }
+}
