@@ -50,3 +50,6 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 cargo test --workspace --all-features
 # Every benchmark runs once in test mode, so the suite (and its C peer) cannot rot.
 cargo test -p marshal-benches --benches
+# The stub cost of ONC RPC in instructions (callgrind), optimised as it ships: fails unless
+# marshal's client marshal + server unmarshal of PFS_WRITE takes fewer than rpcgen's.
+cargo bench -p marshal-benches --bench rpc_stub_cost
