@@ -12,6 +12,7 @@ use wire_xdr::rpc::{
 };
 use wire_xdr::{Decode, Encode};
 
+use super::error::timed_out;
 use super::framing::{encode_datagram, write_record};
 use super::{Protocol, RpcError};
 
@@ -288,14 +289,7 @@ impl Client {
                     }
                     match rx.read_record(stream) {
                         Ok(record) => record,
-                        Err(RecordError::Io(e))
-                            if matches!(
-                                e.kind(),
-                                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                            ) =>
-                        {
-                            continue
-                        }
+                        Err(RecordError::Io(e)) if timed_out(&e) => continue,
                         Err(RecordError::Io(e)) => {
                             self.broken = true;
                             return Err(RpcError::Io(e));
@@ -306,21 +300,10 @@ impl Client {
                         }
                     }
                 }
-                Conn::Udp { socket, buf } => {
-                    socket.set_read_timeout(Some(remaining.max(Duration::from_micros(100))))?;
-                    match socket.recv(buf) {
-                        Ok(n) => &buf[..n],
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                            ) =>
-                        {
-                            continue
-                        }
-                        Err(e) => return Err(RpcError::Io(e)),
-                    }
-                }
+                Conn::Udp { socket, buf } => match recv_within(socket, buf, remaining)? {
+                    Some(n) => &buf[..n],
+                    None => continue,
+                },
             };
             let Some(got_xid) = got.first_chunk::<4>().map(|b| u32::from_be_bytes(*b)) else {
                 continue;
@@ -360,21 +343,11 @@ impl Client {
                 wait = (wait * 2).min(MAX_RETRY);
                 resend_at = now + wait;
             }
-            let until = resend_at.min(deadline);
-            socket.set_read_timeout(Some(
-                until
-                    .saturating_duration_since(now)
-                    .max(Duration::from_micros(100)),
-            ))?;
-            match socket.recv(buf) {
-                Ok(n) if buf[..n].starts_with(&xid.to_be_bytes()) => return finish(&buf[..n]),
-                Ok(_) => {} // a stale reply to an earlier call
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) => {}
-                Err(e) => return Err(RpcError::Io(e)),
+            let wait = resend_at.min(deadline).saturating_duration_since(now);
+            match recv_within(socket, buf, wait)? {
+                Some(n) if buf[..n].starts_with(&xid.to_be_bytes()) => return finish(&buf[..n]),
+                // A stale reply to an earlier call, or time to send again.
+                _ => {}
             }
         }
     }
@@ -387,6 +360,20 @@ impl Client {
 
     fn forget(&mut self, xid: u32) {
         self.outstanding.retain(|x| *x != xid);
+    }
+}
+
+/// Waits at most `wait` (at least 100 µs) for a datagram; `None` if none came.
+fn recv_within(
+    socket: &UdpSocket,
+    buf: &mut [u8],
+    wait: Duration,
+) -> Result<Option<usize>, RpcError> {
+    socket.set_read_timeout(Some(wait.max(Duration::from_micros(100))))?;
+    match socket.recv(buf) {
+        Ok(n) => Ok(Some(n)),
+        Err(e) if timed_out(&e) => Ok(None),
+        Err(e) => Err(RpcError::Io(e)),
     }
 }
 

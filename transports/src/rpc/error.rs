@@ -145,9 +145,18 @@ impl std::error::Error for RpcError {
 
 impl From<io::Error> for RpcError {
     fn from(e: io::Error) -> Self {
-        match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => RpcError::Timeout,
-            _ => RpcError::Io(e),
+        if timed_out(&e) {
+            RpcError::Timeout
+        } else {
+            RpcError::Io(e)
         }
     }
+}
+
+/// Whether a read failed because its socket timeout passed (`EAGAIN` on Unix).
+pub(crate) fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }

@@ -31,6 +31,11 @@ const UNSET: u32 = 2;
 const GETPORT_OR_GETADDR: u32 = 3;
 const DUMP: u32 = 4;
 
+/// This host, where registrations are made.
+const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+/// The owner a registration names (rpcbind records its own idea of the caller instead).
+const OWNER: &str = "marshal";
+
 /// How long a call to rpcbind may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -275,73 +280,59 @@ pub fn parse_universal_address(s: &str) -> Option<SocketAddr> {
 }
 
 /// Registers `program` `version` on `protocol` at `addr`'s port with the rpcbind on this
-/// host: rpcbind version 4 (UNSET of a stale entry, then SET), or the portmapper (version 2)
-/// where version 4 is not served.
+/// host: rpcbind version 4 (UNSET of a stale entry on the same netid, then SET), or the
+/// portmapper (version 2) where version 4 is not served. (The portmapper's UNSET removes
+/// every protocol of the version, so there a stale entry is not removed first: SET refuses
+/// it.)
 pub fn register(
     program: u32,
     version: u32,
     protocol: Protocol,
     addr: SocketAddr,
 ) -> Result<(), RpcError> {
-    let local = IpAddr::V4(Ipv4Addr::LOCALHOST);
-    let refused = RpcError::RegistrationRefused { program, version };
-    match Rpcbind::connect(local, 4) {
-        Ok(mut rb) => {
-            let r = Rpcb {
-                program,
-                version,
-                netid: protocol.netid(addr.is_ipv6()).into(),
-                addr: universal_address(addr),
-                owner: "marshal".into(),
-            };
-            match rb.unset(&r).and_then(|_| rb.set(&r)) {
-                Ok(true) => return Ok(()),
-                Ok(false) => return Err(refused),
-                Err(RpcError::ProgMismatch { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Err(e) => return Err(e),
-    }
-    let mut pm = PortMapper::connect(local)?;
-    let m = Mapping {
+    let r = Rpcb {
         program,
         version,
-        protocol: protocol.ip_protocol(),
-        port: addr.port().into(),
+        netid: protocol.netid(addr.is_ipv6()).into(),
+        addr: universal_address(addr),
+        owner: OWNER.into(),
     };
-    let _ = pm.unset(&m)?;
-    if pm.set(&m)? {
+    let mut rb = Rpcbind::connect(LOCAL, 4)?;
+    let set = match rb.unset(&r).and_then(|_| rb.set(&r)) {
+        Err(RpcError::ProgMismatch { .. }) => PortMapper::connect(LOCAL)?.set(&Mapping {
+            program,
+            version,
+            protocol: protocol.ip_protocol(),
+            port: addr.port().into(),
+        }),
+        other => other,
+    }?;
+    if set {
         Ok(())
     } else {
-        Err(refused)
+        Err(RpcError::RegistrationRefused { program, version })
     }
 }
 
 /// Removes the registration of `program` `version` on `protocol` from the rpcbind on this
-/// host (IPv4 and IPv6 netids alike).
+/// host (IPv4 and IPv6 netids alike; with the portmapper, every protocol of the version).
 pub fn unregister(program: u32, version: u32, protocol: Protocol) -> Result<(), RpcError> {
-    let local = IpAddr::V4(Ipv4Addr::LOCALHOST);
-    match Rpcbind::connect(local, 4) {
-        Ok(mut rb) => {
-            for ipv6 in [false, true] {
-                let r = Rpcb {
-                    program,
-                    version,
-                    netid: protocol.netid(ipv6).into(),
-                    addr: String::new(),
-                    owner: "marshal".into(),
-                };
-                match rb.unset(&r) {
-                    Ok(_) => {}
-                    Err(RpcError::ProgMismatch { .. }) => return unset_v2(program, version),
-                    Err(e) => return Err(e),
-                }
-            }
-            Ok(())
+    let mut rb = Rpcbind::connect(LOCAL, 4)?;
+    for ipv6 in [false, true] {
+        let r = Rpcb {
+            program,
+            version,
+            netid: protocol.netid(ipv6).into(),
+            addr: String::new(),
+            owner: OWNER.into(),
+        };
+        match rb.unset(&r) {
+            Ok(_) => {}
+            Err(RpcError::ProgMismatch { .. }) => return unset_v2(program, version),
+            Err(e) => return Err(e),
         }
-        Err(e) => Err(e),
     }
+    Ok(())
 }
 
 fn unset_v2(program: u32, version: u32) -> Result<(), RpcError> {
@@ -351,7 +342,5 @@ fn unset_v2(program: u32, version: u32) -> Result<(), RpcError> {
         protocol: 0,
         port: 0,
     };
-    PortMapper::connect(IpAddr::V4(Ipv4Addr::LOCALHOST))?
-        .unset(&m)
-        .map(drop)
+    PortMapper::connect(LOCAL)?.unset(&m).map(drop)
 }
