@@ -6,7 +6,8 @@
 //! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
 //! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable);
 //! - [`place`]: decoding values straight into their final place (no moves), with drop guards;
-//! - [`text`]: the word-wise ASCII checks that keep string decoding cheap.
+//! - [`text`]: the word-wise ASCII checks that keep string decoding cheap;
+//! - [`layout`]: layout-annotated records (USC): whole-record conversion, views, in place.
 //!
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
 
@@ -15,6 +16,7 @@ mod default_arm;
 mod depth;
 pub mod error;
 pub mod flat;
+pub mod layout;
 pub mod place;
 pub mod reader;
 pub mod size_class;

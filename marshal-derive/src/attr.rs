@@ -14,6 +14,15 @@ mod kw {
     syn::custom_keyword!(default);
     syn::custom_keyword!(discriminant);
     syn::custom_keyword!(default_missing);
+    syn::custom_keyword!(layout);
+    syn::custom_keyword!(size);
+    syn::custom_keyword!(align);
+    syn::custom_keyword!(in_place);
+    syn::custom_keyword!(at);
+    syn::custom_keyword!(big);
+    syn::custom_keyword!(little);
+    syn::custom_keyword!(unit);
+    syn::custom_keyword!(bits);
 }
 
 /// One item inside `#[marshal(...)]`.
@@ -23,6 +32,42 @@ enum Item {
     Default(kw::default),
     Discriminant(kw::discriminant, Box<syn::Type>),
     DefaultMissing(kw::default_missing),
+    Layout(
+        kw::layout,
+        syn::token::Paren,
+        Punctuated<LayoutItem, Token![,]>,
+    ),
+    At(kw::at, LitInt),
+    Big(kw::big),
+    Little(kw::little),
+    Unit(kw::unit, syn::Ident),
+    Bits(kw::bits, LitInt, LitInt),
+}
+
+/// One item inside `layout(...)`.
+enum LayoutItem {
+    Size(kw::size, LitInt),
+    Align(kw::align, LitInt),
+    InPlace(kw::in_place),
+}
+
+impl Parse for LayoutItem {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let la = input.lookahead1();
+        if la.peek(kw::size) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(LayoutItem::Size(k, input.parse()?))
+        } else if la.peek(kw::align) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(LayoutItem::Align(k, input.parse()?))
+        } else if la.peek(kw::in_place) {
+            Ok(LayoutItem::InPlace(input.parse()?))
+        } else {
+            Err(la.error())
+        }
+    }
 }
 
 impl Parse for Item {
@@ -44,6 +89,33 @@ impl Parse for Item {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
             Ok(Item::Discriminant(k, Box::new(input.parse()?)))
+        } else if la.peek(kw::layout) {
+            let k = input.parse()?;
+            let content;
+            let paren = syn::parenthesized!(content in input);
+            Ok(Item::Layout(
+                k,
+                paren,
+                Punctuated::parse_terminated(&content)?,
+            ))
+        } else if la.peek(kw::at) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(Item::At(k, input.parse()?))
+        } else if la.peek(kw::big) {
+            Ok(Item::Big(input.parse()?))
+        } else if la.peek(kw::little) {
+            Ok(Item::Little(input.parse()?))
+        } else if la.peek(kw::unit) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(Item::Unit(k, input.parse()?))
+        } else if la.peek(kw::bits) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let lo = input.parse()?;
+            input.parse::<Token![..]>()?;
+            Ok(Item::Bits(k, lo, input.parse()?))
         } else {
             Err(la.error())
         }
@@ -58,6 +130,12 @@ impl Item {
             Item::Default(k) => k.span,
             Item::Discriminant(k, t) => k.span.join(t.span()).unwrap_or(k.span),
             Item::DefaultMissing(k) => k.span,
+            Item::Layout(k, p, _) => k.span.join(p.span.close()).unwrap_or(k.span),
+            Item::At(k, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Big(k) => k.span,
+            Item::Little(k) => k.span,
+            Item::Unit(k, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Bits(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
         }
     }
 }
@@ -96,20 +174,104 @@ fn set_once<T>(cx: &Ctxt, slot: &mut Option<Spanned<T>>, value: T, span: Span, n
 #[derive(Default)]
 pub struct Field {
     pub max_len: Option<Spanned<usize>>,
+    /// Layout annotations (meaningful only under a container's `layout(...)`).
+    pub layout: FieldLayout,
+}
+
+/// A field's place in an annotated layout: `at = N`, `big` / `little`, `unit = uN`,
+/// `bits = a..b`.
+#[derive(Default)]
+pub struct FieldLayout {
+    pub at: Option<Spanned<usize>>,
+    pub order: Option<Spanned<Order>>,
+    /// The bit-field's underlying integer, as its width in bytes.
+    pub unit: Option<Spanned<usize>>,
+    pub bits: Option<Spanned<(u32, u32)>>,
+}
+
+impl FieldLayout {
+    /// The span of the first layout annotation, if any.
+    pub fn first_span(&self) -> Option<Span> {
+        [
+            self.at.map(|s| s.span),
+            self.order.map(|s| s.span),
+            self.unit.map(|s| s.span),
+            self.bits.map(|s| s.span),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+    }
+}
+
+/// A field's byte order in an annotated layout.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Order {
+    Big,
+    Little,
+}
+
+fn parse_usize(cx: &Ctxt, v: &LitInt, what: &str) -> Option<usize> {
+    match v.base10_parse::<u32>() {
+        Ok(n) => Some(n as usize),
+        Err(_) => {
+            cx.error_spanned_by(v, format!("`{what}` must be an integer below 2^32"));
+            None
+        }
+    }
 }
 
 impl Field {
     pub fn from_ast(cx: &Ctxt, field: &syn::Field) -> Self {
         let mut a = Field::default();
         for item in items(cx, &field.attrs) {
+            let span = item.span();
             match item {
                 Item::MaxLen(_, ref v) => match v.base10_parse::<u32>() {
-                    Ok(n) => set_once(cx, &mut a.max_len, n as usize, item.span(), "max_len"),
+                    Ok(n) => set_once(cx, &mut a.max_len, n as usize, span, "max_len"),
                     Err(_) => cx.error_spanned_by(v, "`max_len` must fit the wire's 32-bit length"),
                 },
-                other => cx.syn_error(syn::Error::new(
-                    other.span(),
-                    "only `max_len = N` is allowed on a field",
+                Item::At(_, ref v) => {
+                    if let Some(n) = parse_usize(cx, v, "at") {
+                        set_once(cx, &mut a.layout.at, n, span, "at");
+                    }
+                }
+                Item::Big(_) => set_once(cx, &mut a.layout.order, Order::Big, span, "big/little"),
+                Item::Little(_) => {
+                    set_once(cx, &mut a.layout.order, Order::Little, span, "big/little")
+                }
+                Item::Unit(_, ref ty) => {
+                    let width = match ty.to_string().as_str() {
+                        "u8" => Some(1),
+                        "u16" => Some(2),
+                        "u32" => Some(4),
+                        "u64" => Some(8),
+                        _ => None,
+                    };
+                    match width {
+                        Some(w) => set_once(cx, &mut a.layout.unit, w, span, "unit"),
+                        None => cx.error_spanned_by(
+                            ty,
+                            "a bit-field's `unit` is one of u8, u16, u32, u64",
+                        ),
+                    }
+                }
+                Item::Bits(_, ref lo, ref hi) => {
+                    match (lo.base10_parse::<u32>(), hi.base10_parse::<u32>()) {
+                        (Ok(l), Ok(h)) => set_once(cx, &mut a.layout.bits, (l, h), span, "bits"),
+                        _ => cx.syn_error(syn::Error::new(
+                            span,
+                            "`bits = a..b` takes two small integers",
+                        )),
+                    }
+                }
+                Item::Layout(..) => cx.syn_error(syn::Error::new(
+                    span,
+                    "`layout(...)` belongs on the struct; a field takes `at = N`",
+                )),
+                _ => cx.syn_error(syn::Error::new(
+                    span,
+                    "a field takes `max_len = N`, or in a `layout` struct `at`, `big`, `little`, `unit`, `bits`",
                 )),
             }
         }
@@ -163,6 +325,10 @@ impl Variant {
                     item.span(),
                     "`default_missing` belongs on a struct, not on a variant",
                 )),
+                _ => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "layout annotations belong on a struct and its fields, not on a variant",
+                )),
             }
         }
         a
@@ -176,6 +342,19 @@ pub struct Container {
     pub discriminant: Option<Spanned<syn::Type>>,
     /// `#[marshal(default_missing)]`: NDR fields an incoming format lacks come from `Default`.
     pub default_missing: Option<Span>,
+    /// `#[marshal(layout(size = N, align = N, in_place))]`: the struct's bytes are an exact,
+    /// annotated layout.
+    pub layout: Option<Spanned<ContainerLayout>>,
+}
+
+/// `layout(size = N, align = N[, in_place])`.
+#[derive(Clone, Copy)]
+pub struct ContainerLayout {
+    pub size: usize,
+    /// The alignment buffers holding the record are guaranteed to have (default 1).
+    pub align: usize,
+    /// The native struct is `#[repr(C)]` with this very layout: convert in place.
+    pub in_place: Option<Span>,
 }
 
 const DISCRIMINANTS: [&str; 6] = ["i16", "u16", "i32", "u32", "u8", "bool"];
@@ -213,6 +392,12 @@ impl Container {
                     }
                     a.default_missing = Some(k.span);
                 }
+                Item::Layout(k, _, ref list) => {
+                    let span = item.span();
+                    if let Some(l) = layout_args(cx, k.span, list) {
+                        set_once(cx, &mut a.layout, l, span, "layout");
+                    }
+                }
                 other => cx.syn_error(syn::Error::new(
                     other.span(),
                     "this attribute belongs on a field or variant, not on the type",
@@ -221,4 +406,49 @@ impl Container {
         }
         a
     }
+}
+
+fn layout_args(
+    cx: &Ctxt,
+    span: Span,
+    list: &Punctuated<LayoutItem, Token![,]>,
+) -> Option<ContainerLayout> {
+    let mut size: Option<Spanned<usize>> = None;
+    let mut align: Option<Spanned<usize>> = None;
+    let mut in_place: Option<Spanned<()>> = None;
+    for item in list {
+        match item {
+            LayoutItem::Size(k, v) => {
+                let s = k.span.join(v.span()).unwrap_or(k.span);
+                if let Some(n) = parse_usize(cx, v, "size") {
+                    if n == 0 {
+                        cx.error_spanned_by(v, "a layout's `size` is at least 1 byte");
+                    }
+                    set_once(cx, &mut size, n, s, "size");
+                }
+            }
+            LayoutItem::Align(k, v) => {
+                let s = k.span.join(v.span()).unwrap_or(k.span);
+                if let Some(n) = parse_usize(cx, v, "align") {
+                    if !matches!(n, 1 | 2 | 4 | 8 | 16) {
+                        cx.error_spanned_by(v, "`align` is 1, 2, 4, 8 or 16");
+                    }
+                    set_once(cx, &mut align, n, s, "align");
+                }
+            }
+            LayoutItem::InPlace(k) => set_once(cx, &mut in_place, (), k.span, "in_place"),
+        }
+    }
+    let Some(size) = size else {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`layout(...)` needs the record's total bytes: `size = N`",
+        ));
+        return None;
+    };
+    Some(ContainerLayout {
+        size: size.value,
+        align: align.map_or(1, |a| a.value),
+        in_place: in_place.map(|i| i.span),
+    })
 }

@@ -13,6 +13,7 @@ mod cdr;
 #[allow(dead_code)] // used by whichever formats are enabled
 mod common;
 mod ctxt;
+mod layout;
 #[cfg(feature = "ndr")]
 mod ndr;
 #[cfg(feature = "xdr")]
@@ -31,9 +32,17 @@ pub fn derive_marshal(input: TokenStream) -> TokenStream {
 fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_macro2::TokenStream> {
     let cx = ctxt::Ctxt::new();
     let cont = ast::Container::from_ast(&cx, input);
+    let layout = cont
+        .as_ref()
+        .and_then(|c| layout::Record::from_container(&cx, c, input));
     cx.check()?;
     let cont = cont.expect("no errors means a model");
     let mut out = proc_macro2::TokenStream::new();
+    let mut outside = proc_macro2::TokenStream::new();
+    if let Some(l) = &layout {
+        outside.extend(l.expand_outside());
+        out.extend(l.expand_inside());
+    }
     #[cfg(feature = "xdr")]
     out.extend(xdr::expand(&cont));
     #[cfg(feature = "iiop")]
@@ -42,6 +51,8 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
     out.extend(ndr::expand(&cont));
     let _ = &cont;
     Ok(quote! {
+        #outside
+
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {

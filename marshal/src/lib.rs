@@ -238,9 +238,59 @@ pub mod rpc {
     pub use wire_xdr::rpc::*;
 }
 
+/// Layout-annotated records (USC): a struct whose bytes are a contract — protocol headers,
+/// device records — with each field's offset, width, byte order and bit range given by
+/// `#[marshal(...)]`. Always available, whatever wire features are on.
+///
+/// ```
+/// use marshal::Marshal;
+///
+/// #[derive(Marshal, Debug, PartialEq)]
+/// #[marshal(layout(size = 8, align = 4))]
+/// struct UdpHeader {
+///     #[marshal(at = 0)] src_port: u16,          // big-endian unless `little`
+///     #[marshal(at = 2)] dst_port: u16,
+///     #[marshal(at = 4)] len: u16,
+///     #[marshal(at = 6)] checksum: u16,
+/// }
+///
+/// let mut packet = [0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'd', b'a', b't', b'a'];
+/// let h = UdpHeader::read_from(&packet)?;               // whole record, word at a time
+/// assert_eq!((h.src_port, h.dst_port, h.len), (12345, 53, 12));
+///
+/// let mut v = UdpHeader::view_mut(&mut packet)?;        // one field, in place
+/// v.set_checksum(0xbeef);
+/// assert_eq!(v.dst_port(), 53);
+/// assert_eq!(packet[6..8], [0xbe, 0xef]);
+///
+/// let mut out = [0xffu8; 8];
+/// h.write_to(&mut out)?;
+/// assert_eq!(out, [0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00]);
+/// # Ok::<(), marshal::Error>(())
+/// ```
+///
+/// - `#[marshal(layout(size = N, align = A))]` on the struct: the record's bytes, and the
+///   alignment (1, 2, 4, 8, 16) buffers holding it are guaranteed to have. The generated
+///   conversion groups neighbouring fields into the widest loads and stores that alignment
+///   allows (up to 8 bytes) and takes them apart with shifts and masks.
+/// - On each field: `at = N` (byte offset), `big` (default) or `little`, and for a bit-field
+///   `unit = u8|u16|u32|u64, bits = lo..hi` (bits of the unit at `at`; bit 0 is the least
+///   significant). Fields are integers, `f32`/`f64`, `[u8; N]`, or bit-fields (unsigned or
+///   `bool`). Overlaps, fields past the size and widths that do not suit their type are
+///   compile errors.
+/// - The derive adds `read_from`, `write_to`, `view` (a `FooView` with a getter per field)
+///   and `view_mut` (a `FooViewMut` adding `set_<field>`), and implements [`Layout`].
+/// - With `in_place` (a `#[repr(C)]` struct whose fields tile the layout in order), also
+///   `Foo::from_wire_in_place(&mut [u8]) -> &mut Foo` and `foo.to_wire_in_place()`, which
+///   swap the bytes in the buffer itself ([`InPlace`]).
+pub mod layout {
+    pub use marshal_core::layout::{InPlace, Layout, PlainBytes};
+}
+
 /// Items the derive's output uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use marshal_core::layout;
     #[cfg(feature = "iiop")]
     pub use wire_iiop::__private as iiop;
     #[cfg(feature = "ndr")]

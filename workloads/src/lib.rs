@@ -12,6 +12,7 @@ use marshal::Marshal;
 
 pub mod bench_object;
 pub mod flick_rpc;
+pub mod headers;
 pub mod ksdata;
 pub mod pbio;
 pub mod scalar300;
