@@ -250,10 +250,14 @@ impl Field {
                     };
                     match width {
                         Some(w) => set_once(cx, &mut a.layout.unit, w, span, "unit"),
-                        None => cx.error_spanned_by(
-                            ty,
-                            "a bit-field's `unit` is one of u8, u16, u32, u64",
-                        ),
+                        None => {
+                            cx.error_spanned_by(
+                                ty,
+                                "a bit-field's `unit` is one of u8, u16, u32, u64",
+                            );
+                            // A stand-in, so `bits` is not also reported as lacking a unit.
+                            set_once(cx, &mut a.layout.unit, 1, span, "unit");
+                        }
                     }
                 }
                 Item::Bits(_, ref lo, ref hi) => {

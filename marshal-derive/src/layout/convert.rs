@@ -322,7 +322,9 @@ fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
             "`in_place`: in the #[repr(C)] struct, field `{}` is not at its annotated offset {}",
             f.name, f.at
         );
-        quote!(::core::assert!(::core::mem::offset_of!(#ident, #m) == #at, #msg);)
+        quote_spanned! {m.span()=>
+            const _: () = ::core::assert!(::core::mem::offset_of!(#ident, #m) == #at, #msg);
+        }
     });
     let plain = r.fields.iter().map(|f| {
         let ty = f.ty;
@@ -331,10 +333,8 @@ fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
     let little = swap_body(r, words, Order::Little);
     let big = swap_body(r, words, Order::Big);
     quote! {
-        const _: () = {
-            ::core::assert!(::core::mem::size_of::<#ident>() == #n, #size_msg);
-            #(#offsets)*
-        };
+        #(#offsets)*
+        const _: () = ::core::assert!(::core::mem::size_of::<#ident>() == #n, #size_msg);
 
         const _: fn() = || {
             fn __assert_plain<T: #x::PlainBytes>() {}
