@@ -279,10 +279,10 @@ pub mod rpc {
 ///   `bool`). Overlaps, fields past the size and widths that do not suit their type are
 ///   compile errors.
 /// - The derive adds `read_from`, `write_to`, `view` (a `FooView` with a getter per field)
-///   and `view_mut` (a `FooViewMut` adding `set_<field>`), and implements [`Layout`].
+///   and `view_mut` (a `FooViewMut` adding `set_<field>`), and implements [`Layout`](layout::Layout).
 /// - With `in_place` (a `#[repr(C)]` struct whose fields tile the layout in order), also
 ///   `Foo::from_wire_in_place(&mut [u8]) -> &mut Foo` and `foo.to_wire_in_place()`, which
-///   swap the bytes in the buffer itself ([`InPlace`]).
+///   swap the bytes in the buffer itself ([`InPlace`](layout::InPlace)).
 pub mod layout {
     pub use marshal_core::layout::{InPlace, Layout, PlainBytes};
 }
