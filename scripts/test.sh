@@ -17,6 +17,10 @@ command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v omniidl >/dev/null 2>&1 || need+=(omniidl)
 [ -f /usr/include/omniORB4/CORBA.h ] || need+=(libomniorb4-dev)
 dpkg -s omniorb >/dev/null 2>&1 || need+=(omniorb)
+# python3 packs the reference bytes of the layout-header tests and writes the sample capture
+# (workloads/tests/headers_bytes.rs); gcc compiles their Linux-struct peer.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 # The NDR foreign-architecture senders: i386 (`gcc -m32`; gcc-multilib would conflict with the
 # cross compiler) and s390x (a cross gcc, run under qemu's user-mode emulator).
 [ -f /usr/include/x86_64-linux-gnu/gnu/stubs-32.h ] || need+=(libc6-dev-i386)

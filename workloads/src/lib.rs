@@ -15,6 +15,7 @@ pub mod flick_rpc;
 pub mod headers;
 pub mod ksdata;
 pub mod pbio;
+pub mod pcap;
 pub mod scalar300;
 
 /// `struct point { int x; int y; }`
