@@ -279,6 +279,7 @@ impl<'a> Record<'a> {
                 at.span,
             ));
         }
+        check_names(cx, &out);
         let units = place_units(cx, &mut out);
         let fields: Vec<LField<'a>> = out.into_iter().map(|(f, ..)| f).collect();
         let record = Record {
@@ -372,6 +373,33 @@ impl<'a> Record<'a> {
             format_ident!("{}View", self.ident),
             format_ident!("{}ViewMut", self.ident),
         )
+    }
+}
+
+/// The views' own methods, which no getter may shadow.
+const VIEW_METHODS: [&str; 4] = ["read", "write", "as_bytes", "as_bytes_mut"];
+
+/// Getters are named as the fields and setters `set_<field>`: a field named like a view
+/// method, or like another field's setter, would give the view two methods of one name.
+fn check_names(cx: &Ctxt, fields: &[(LField<'_>, usize, Order, Span)]) {
+    for (f, ..) in fields {
+        if VIEW_METHODS.contains(&f.name.as_str()) {
+            cx.error_spanned_by(
+                f.ident,
+                format!(
+                    "a layout field cannot be named `{}`: the views have a method of that name; rename the field",
+                    f.name
+                ),
+            );
+        }
+        if let Some(other) = f.name.strip_prefix("set_") {
+            if fields.iter().any(|(g, ..)| g.name == other) {
+                cx.error_spanned_by(
+                    f.ident,
+                    format!("field `{}` would have the same name as the setter of field `{other}`; rename one of them", f.name),
+                );
+            }
+        }
     }
 }
 
