@@ -19,7 +19,9 @@
 //! alignment): the big header's 82 bytes take 84. Every function is run once and its result
 //! checked against the expected values or bytes before it is timed.
 //!
-//! Run: `cargo bench -p marshal-benches --bench layout`, then `python3 scripts/layout_table.py`.
+//! Run: `cargo bench -p marshal-benches --bench layout`, then `python3 scripts/layout_table.py`
+//! for the medians and ratios; `python3 scripts/layout_counts.py` counts instructions per
+//! record of every function with callgrind (see [`COUNT_ENV`]).
 
 use std::fmt::Debug;
 use std::hint::black_box;
@@ -148,11 +150,17 @@ trait Workload: Copy + Default + PartialEq + Debug + Encode + for<'de> Decode<'d
 
     /// The batch to convert.
     fn values() -> Vec<Self>;
+    /// One record through the derive's `read_from`.
     fn read_marshal(w: &Self::Wire) -> Self;
+    /// One record through the derive's `write_to`.
     fn write_marshal(&self, w: &mut Self::Wire);
+    /// One record through the hand-written reader.
     fn read_hand(w: &Self::Wire) -> Self;
+    /// One record through the hand-written writer.
     fn write_hand(&self, w: &mut Self::Wire);
+    /// The C side's copy of a value.
     fn to_c(&self) -> Self::C;
+    /// A value from the C side's copy.
     fn from_c(c: &Self::C) -> Self;
     /// The C loop from wire to native, over the whole batch.
     fn c_ntoh(wire: &[Self::Wire], out: &mut [Self::C]);
@@ -160,9 +168,9 @@ trait Workload: Copy + Default + PartialEq + Debug + Encode + for<'de> Decode<'d
     fn c_hton(input: &[Self::C], wire: &mut [Self::Wire]);
 
     /// Further functions of the `decode` group (`marshal_in_place`), if any.
-    fn more_decoders(_g: &mut BenchmarkGroup<'_, WallTime>, _d: &Data<Self>) {}
+    fn more_decoders(_g: &mut Group<'_>, _d: &Data<Self>) {}
     /// Further functions of the `encode` group, if any.
-    fn more_encoders(_g: &mut BenchmarkGroup<'_, WallTime>, _d: &Data<Self>) {}
+    fn more_encoders(_g: &mut Group<'_>, _d: &Data<Self>) {}
 }
 
 /// The `Workload` items every case writes the same way: the derive's conversion, the
@@ -278,7 +286,7 @@ impl Workload for UdpHeader {
     /// `marshal_in_place`: `from_wire_in_place` on each record of a copy of the wire buffer.
     /// The swap is its own inverse, so after the checked first run each timed run turns the
     /// buffer back and forth between the two forms, doing the same work either way.
-    fn more_decoders(g: &mut BenchmarkGroup<'_, WallTime>, d: &Data<Self>) {
+    fn more_decoders(g: &mut Group<'_>, d: &Data<Self>) {
         checked(
             g,
             "marshal_in_place",
@@ -298,7 +306,7 @@ impl Workload for UdpHeader {
 
     /// `marshal_in_place`: `to_wire_in_place` on each record of a copy of the values (back
     /// and forth, as for decoding).
-    fn more_encoders(g: &mut BenchmarkGroup<'_, WallTime>, d: &Data<Self>) {
+    fn more_encoders(g: &mut Group<'_>, d: &Data<Self>) {
         checked(
             g,
             "marshal_in_place",
@@ -382,22 +390,46 @@ impl<T: Workload> Data<T> {
     }
 }
 
-fn group<'a>(
-    c: &'a mut Criterion,
-    op: &str,
-    case: &str,
-    bytes: usize,
-) -> BenchmarkGroup<'a, WallTime> {
-    let mut g = c.benchmark_group(format!("layout/{op}/{case}"));
-    g.throughput(Throughput::Bytes(bytes as u64));
-    g
+/// A criterion group and its name (`layout/<op>/<case>`).
+struct Group<'a> {
+    name: String,
+    g: BenchmarkGroup<'a, WallTime>,
 }
 
-/// Runs `run` on `state` once and `check`s the result, then times `run`. `state` (the output,
-/// and any scratch) goes through `black_box` before and after each run, so the optimiser
-/// neither knows its contents nor may drop the writes.
+fn group<'a>(c: &'a mut Criterion, op: &str, case: &str, bytes: usize) -> Group<'a> {
+    let name = format!("layout/{op}/{case}");
+    let mut g = c.benchmark_group(&name);
+    g.throughput(Throughput::Bytes(bytes as u64));
+    Group { name, g }
+}
+
+/// The environment variable of counting mode: `LAYOUT_COUNT=<group>/<function>:<batches>`
+/// (e.g. `layout/decode/udp/marshal:100`) runs that one function `batches` times, after the
+/// same setup and checks as always, and times nothing. Two runs under callgrind with different
+/// `batches` give the instructions per batch (`scripts/layout_counts.py`).
+const COUNT_ENV: &str = "LAYOUT_COUNT";
+
+/// The function and number of batches of counting mode, if on.
+fn count_request() -> Option<&'static (String, usize)> {
+    static REQUEST: OnceLock<Option<(String, usize)>> = OnceLock::new();
+    REQUEST
+        .get_or_init(|| {
+            let v = std::env::var(COUNT_ENV).ok()?;
+            let (id, n) = v
+                .rsplit_once(':')
+                .unwrap_or_else(|| panic!("{COUNT_ENV}={v}: expected <id>:<batches>"));
+            let n = n.parse().unwrap_or_else(|e| panic!("{COUNT_ENV}={v}: {e}"));
+            Some((id.to_owned(), n))
+        })
+        .as_ref()
+}
+
+/// Runs `run` on `state` once and `check`s the result, then times `run` (or, in counting
+/// mode, runs it the requested number of times if it is the function asked for). `state` (the
+/// output, and any scratch) goes through `black_box` before and after each run, so the
+/// optimiser neither knows its contents nor may drop the writes.
 fn checked<S>(
-    g: &mut BenchmarkGroup<'_, WallTime>,
+    g: &mut Group<'_>,
     id: &str,
     state: &mut S,
     mut run: impl FnMut(&mut S),
@@ -405,12 +437,24 @@ fn checked<S>(
 ) {
     run(state);
     check(state);
-    g.bench_function(id, |b| {
-        b.iter(|| {
-            run(black_box(&mut *state));
-            black_box(&*state);
-        })
-    });
+    match count_request() {
+        None => {
+            g.g.bench_function(id, |b| {
+                b.iter(|| {
+                    run(black_box(&mut *state));
+                    black_box(&*state);
+                })
+            });
+        }
+        Some((want, batches)) if *want == format!("{}/{id}", g.name) => {
+            for _ in 0..*batches {
+                run(black_box(&mut *state));
+                black_box(&*state);
+            }
+            eprintln!("{COUNT_ENV}: ran {want} {batches} times");
+        }
+        Some(_) => {}
+    }
 }
 
 /// `layout/decode/<case>`: wire records to native structs.
@@ -473,7 +517,7 @@ fn decode<T: Workload>(c: &mut Criterion, d: &Data<T>) {
     );
 
     T::more_decoders(&mut g, d);
-    g.finish();
+    g.g.finish();
 }
 
 /// `layout/encode/<case>`: native structs to wire records.
@@ -538,7 +582,7 @@ fn encode<T: Workload>(c: &mut Criterion, d: &Data<T>) {
     );
 
     T::more_encoders(&mut g, d);
-    g.finish();
+    g.g.finish();
 }
 
 /// The memory of a `#[repr(C)]` `UdpHeader` holding `h`: its fields in native byte order.
