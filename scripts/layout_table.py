@@ -25,6 +25,7 @@ def median(op, case, func):
         return None
 
 
+print("median ns per batch of 1024 records (ns per record)\n")
 print("| op/case | " + " | ".join(FUNCS) + " | marshal/hand | marshal/c_ntoh | xdr/marshal |")
 print("|---|" + "---|" * (len(FUNCS) + 3))
 for op in ["decode", "encode"]:
@@ -33,8 +34,7 @@ for op in ["decode", "encode"]:
         if t["marshal"] is None:
             continue
         cells = [
-            f"{t[f] / 1000:.2f} µs ({t[f] / BATCH:.2f} ns)" if t[f] is not None else "–"
-            for f in FUNCS
+            f"{t[f]:,.0f} ({t[f] / BATCH:.2f})" if t[f] is not None else "–" for f in FUNCS
         ]
         m = t["marshal"]
         ratios = [
