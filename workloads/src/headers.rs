@@ -1,11 +1,27 @@
 //! Protocol headers as layout-annotated records (USC): Ethernet II, IPv4, UDP, TCP and ARP
-//! (for Ethernet and IPv4), and USC's 82-byte "big header" (all four concatenated), with the
-//! hand-written conversions the benchmarks compare against.
+//! (for Ethernet and IPv4), and USC's three header-marshaling workloads: a 4-byte long
+//! ([`NetLong`]), the 8-byte UDP header ([`UdpHeader`]) and the 82-byte "big header"
+//! ([`BigHeader`], all four concatenated). [`hand`] holds the hand-written conversions the
+//! benchmarks compare against, and [`netlongs`], [`udp_headers`] and [`big_headers`] generate
+//! deterministic batches of them.
 //!
 //! Every struct here also derives the wire formats (XDR, CDR, NDR) like any other type, which
 //! is how the benchmarks send "the same record through XDR".
 
 use marshal::Marshal;
+
+use crate::Gen;
+
+pub mod hand;
+
+/// USC's first workload, "a 4 byte long": one big-endian `int32_t` in network order, as
+/// `ntohl`/`htonl` convert it.
+#[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[marshal(layout(size = 4, align = 4))]
+pub struct NetLong {
+    #[marshal(at = 0, big)]
+    pub value: i32,
+}
 
 /// Ethernet II: destination and source MAC addresses and the EtherType.
 #[derive(Marshal, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -210,6 +226,97 @@ pub struct BigHeader {
     pub arp_tha: [u8; 6],
     #[marshal(at = 78)]
     pub arp_tpa: [u8; 4],
+}
+
+/// A random long.
+pub fn random_netlong(g: &mut Gen) -> NetLong {
+    NetLong {
+        value: g.next_i32(),
+    }
+}
+
+/// A random UDP header.
+pub fn random_udp(g: &mut Gen) -> UdpHeader {
+    let v = g.next_u32();
+    let w = g.next_u32();
+    UdpHeader {
+        src_port: (v >> 16) as u16,
+        dst_port: v as u16,
+        len: (w >> 16) as u16,
+        checksum: w as u16,
+    }
+}
+
+/// `N` random bytes.
+pub(crate) fn random_bytes<const N: usize>(g: &mut Gen) -> [u8; N] {
+    let mut b = [0u8; N];
+    b.iter_mut().for_each(|x| *x = g.next_u32() as u8);
+    b
+}
+
+/// A random big header: every field random, bit-fields within their bits.
+pub fn random_big(g: &mut Gen) -> BigHeader {
+    let mut half = || g.next_u32() as u16;
+    let (eth_type, ip_total_len, ip_id, ip_flags_frag, ip_checksum) =
+        (half(), half(), half(), half(), half());
+    let (tcp_src_port, tcp_dst_port, tcp_window, tcp_checksum, tcp_urgent_ptr) =
+        (half(), half(), half(), half(), half());
+    let (arp_htype, arp_ptype, arp_oper) = (half(), half(), half());
+    let bytes: [u8; 8] = random_bytes(g);
+    BigHeader {
+        eth_dst: random_bytes(g),
+        eth_src: random_bytes(g),
+        eth_type,
+        ip_version: bytes[0] >> 4,
+        ip_ihl: bytes[0] & 0xf,
+        ip_tos: bytes[1],
+        ip_total_len,
+        ip_id,
+        ip_flags: (ip_flags_frag >> 13) as u8,
+        ip_frag_offset: ip_flags_frag & 0x1fff,
+        ip_ttl: bytes[2],
+        ip_protocol: bytes[3],
+        ip_checksum,
+        ip_src: random_bytes(g),
+        ip_dst: random_bytes(g),
+        tcp_src_port,
+        tcp_dst_port,
+        tcp_seq: g.next_u32(),
+        tcp_ack_seq: g.next_u32(),
+        tcp_data_offset: bytes[4] >> 4,
+        tcp_reserved: bytes[4] & 0xf,
+        tcp_flags: bytes[5],
+        tcp_window,
+        tcp_checksum,
+        tcp_urgent_ptr,
+        arp_htype,
+        arp_ptype,
+        arp_hlen: bytes[6],
+        arp_plen: bytes[7],
+        arp_oper,
+        arp_sha: random_bytes(g),
+        arp_spa: random_bytes(g),
+        arp_tha: random_bytes(g),
+        arp_tpa: random_bytes(g),
+    }
+}
+
+/// `n` random longs, the same on every run.
+pub fn netlongs(n: usize) -> Vec<NetLong> {
+    let mut g = Gen::new(4);
+    (0..n).map(|_| random_netlong(&mut g)).collect()
+}
+
+/// `n` random UDP headers, the same on every run.
+pub fn udp_headers(n: usize) -> Vec<UdpHeader> {
+    let mut g = Gen::new(5);
+    (0..n).map(|_| random_udp(&mut g)).collect()
+}
+
+/// `n` random big headers, the same on every run.
+pub fn big_headers(n: usize) -> Vec<BigHeader> {
+    let mut g = Gen::new(6);
+    (0..n).map(|_| random_big(&mut g)).collect()
 }
 
 #[cfg(test)]
