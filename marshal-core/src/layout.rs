@@ -31,6 +31,19 @@ pub trait Layout: Sized {
     fn view(bytes: &[u8]) -> Result<Self::View<'_>, Error>;
     /// A mutable view of the record at the start of `bytes`.
     fn view_mut(bytes: &mut [u8]) -> Result<Self::ViewMut<'_>, Error>;
+
+    /// `read_from` as compiled for targets where unaligned access is slow (words within the
+    /// guaranteed alignment), so tests on any target can check it. Not a public API.
+    #[doc(hidden)]
+    fn __read_aligned(bytes: &[u8]) -> Result<Self, Error> {
+        Self::read_from(bytes)
+    }
+
+    /// `write_to` as compiled for targets where unaligned access is slow. Not a public API.
+    #[doc(hidden)]
+    fn __write_aligned(&self, bytes: &mut [u8]) -> Result<(), Error> {
+        self.write_to(bytes)
+    }
 }
 
 /// Conversion in place, for a `#[repr(C)]` record whose own memory is its layout but for
@@ -167,6 +180,25 @@ pub fn bytes_of_mut<T: PlainBytes, const N: usize>(value: &mut T) -> &mut [u8; N
     unsafe { &mut *(value as *mut T).cast::<[u8; N]>() }
 }
 
+/// The value whose memory is `b`. `N` must be `size_of::<T>()` (checked at compile time).
+#[inline(always)]
+pub fn from_plain_bytes<T: PlainBytes, const N: usize>(b: [u8; N]) -> T {
+    const { assert!(core::mem::size_of::<T>() == N) };
+    // SAFETY: `b` is `size_of::<T>()` initialised bytes (asserted at compile time), every bit
+    // pattern of which is a valid `T` (`T: PlainBytes`); `read_unaligned` needs no alignment.
+    unsafe { core::ptr::read_unaligned(b.as_ptr().cast::<T>()) }
+}
+
+/// The memory of `value`. `N` must be `size_of::<T>()` (checked at compile time).
+#[inline(always)]
+pub fn to_plain_bytes<T: PlainBytes, const N: usize>(value: &T) -> [u8; N] {
+    const { assert!(core::mem::size_of::<T>() == N) };
+    // SAFETY: `T` has no padding (`T: PlainBytes`), so its `N == size_of::<T>()` bytes are all
+    // initialised and readable as `[u8; N]`, which has alignment 1 (`read_unaligned` needs
+    // none anyway).
+    unsafe { core::ptr::read_unaligned((value as *const T).cast::<[u8; N]>()) }
+}
+
 /// A bit-field value wider than its bits: refused by `write_to`.
 #[cold]
 pub fn too_wide(value: u64, target: &'static str, offset: usize) -> Error {
@@ -218,6 +250,8 @@ mod tests {
         let mut x = 7u32;
         assert_eq!(bytes_of_mut::<u32, 4>(&mut x), &7u32.to_ne_bytes());
         assert_eq!(a.0[..4], 0x0102_0304u32.to_ne_bytes());
+        assert_eq!(from_plain_bytes::<u32, 4>(7u32.to_ne_bytes()), 7);
+        assert_eq!(to_plain_bytes::<u16, 2>(&0x0102), 0x0102u16.to_ne_bytes());
         let e = check_aligned::<u32>(&a.0[1..], "R").unwrap_err();
         let odd: &mut [u8; 4] = word_mut::<1, 4, 8>(&mut a.0);
         assert!(cast_mut::<u32, 4>(odd, "R").is_err());

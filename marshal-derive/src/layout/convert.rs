@@ -15,7 +15,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::words::Word;
+use super::words::{self, Word};
 use super::{lit, ty_span, uint, LField, Order, Record, Ty};
 
 /// A mask of `n` low bits, as an unsuffixed literal (its type is inferred from its use).
@@ -29,18 +29,79 @@ fn mask(n: u32) -> TokenStream {
     quote!(#lit)
 }
 
-fn from_bytes(order: Order) -> TokenStream {
-    match order {
-        Order::Big => quote!(from_be_bytes),
-        Order::Little => quote!(from_le_bytes),
-    }
+/// Targets where an unaligned load or store costs what an aligned one does: there, words are
+/// up to 8 bytes whatever alignment the record guarantees; elsewhere at most that alignment.
+fn fast_unaligned() -> TokenStream {
+    quote!(::core::cfg!(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "aarch64"
+    )))
 }
 
-fn to_bytes(order: Order) -> TokenStream {
-    match order {
-        Order::Big => quote!(to_be_bytes),
-        Order::Little => quote!(to_le_bytes),
+fn hex(v: u128) -> syn::LitInt {
+    syn::LitInt::new(&format!("{v:#x}"), proc_macro2::Span::call_site())
+}
+
+/// `v` (the word at `w` as a little-endian integer of its width) with the bytes of every unit
+/// of byte order `which` reversed in place, or `None` if it has none. Reversal is its own
+/// inverse, so the same expression turns loaded bytes into values and values into bytes to
+/// store. Lanes of one width use one operation for all (`swap_bytes`, a rotate, or USC's
+/// masked shifts for 16-bit lanes); other mixes reverse each unit on its own.
+fn lane_swap(r: &Record<'_>, w: &Word, v: &TokenStream, which: Order) -> Option<TokenStream> {
+    let rev: Vec<&super::Unit> = w
+        .units
+        .iter()
+        .map(|&u| &r.units[u])
+        .filter(|u| u.width > 1 && u.order == which)
+        .collect();
+    if rev.is_empty() {
+        return None;
     }
+    let t = uint(w.width);
+    let full: u128 = if w.width == 16 {
+        u128::MAX
+    } else {
+        (1u128 << (8 * w.width)) - 1
+    };
+    let mut moved: u128 = 0;
+    for u in &rev {
+        moved |= ((1u128 << (8 * u.width)) - 1) << w.shift(u.at);
+    }
+    let keep = !moved & full;
+    let lane = rev[0].width;
+    let uniform = rev
+        .iter()
+        .all(|u| u.width == lane && (u.at - w.at).is_multiple_of(lane));
+    let swapped = if uniform && lane == w.width {
+        quote!(#v.swap_bytes())
+    } else if uniform && lane == 4 && w.width == 8 {
+        quote!(#v.swap_bytes().rotate_left(32))
+    } else if uniform && lane == 2 {
+        let lo = hex(0x00ff_00ff_00ff_00ffu128 & full & moved);
+        let hi = hex(0xff00_ff00_ff00_ff00u128 & full & moved);
+        return Some(if keep == 0 {
+            quote!((((#v >> 8) & #lo) | ((#v << 8) & #hi)))
+        } else {
+            let keep = hex(keep);
+            quote!((((#v >> 8) & #lo) | ((#v << 8) & #hi) | (#v & #keep)))
+        });
+    } else {
+        let terms = rev.iter().map(|u| {
+            let ut = uint(u.width);
+            let sh = lit(w.shift(u.at) as usize);
+            quote!(((((#v >> #sh) as #ut).swap_bytes() as #t) << #sh))
+        });
+        let keep = hex(keep);
+        return Some(quote!(((#v & #keep) #(| #terms)*)));
+    };
+    Some(if keep == 0 {
+        swapped
+    } else {
+        let m = hex(moved);
+        let keep = hex(keep);
+        quote!(((#swapped & #m) | (#v & #keep)))
+    })
 }
 
 /// The value of field `f` from `v`, the integer holding its unit at `shift` (already loaded in
@@ -112,15 +173,12 @@ pub fn deposit(f: &LField<'_>, value: &TokenStream, vt: &syn::Ident, shift: u32)
     }
 }
 
-pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
+/// Reads every field: one load per word, big-endian units reversed in their lanes, then each
+/// field shifted and masked out; arrays copied.
+fn read_body(r: &Record<'_>, words: &[Word]) -> TokenStream {
     let x = Record::x();
     let ident = r.ident;
-    let name = ident.to_string();
     let n = lit(r.size);
-    let align = lit(r.align);
-    let (view, view_mut) = r.view_idents();
-
-    // read: one load per word, then each field from its word; arrays copied.
     let mut loads = Vec::new();
     let mut values: Vec<Option<TokenStream>> = vec![None; r.fields.len()];
     for (k, w) in words.iter().enumerate() {
@@ -128,13 +186,14 @@ pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
         let t = uint(w.width);
         let at = lit(w.at);
         let wl = lit(w.width);
-        let from = from_bytes(w.order);
-        loads.push(quote!(let #var = #t::#from(*#x::word::<#at, #wl, #n>(__b));));
+        let raw = quote!(#t::from_le_bytes(*#x::word::<#at, #wl, #n>(__b)));
+        let value = lane_swap(r, w, &quote!(__r), Order::Big)
+            .map_or(raw.clone(), |e| quote!({ let __r = #raw; #e }));
+        loads.push(quote!(let #var: #t = #value;));
         for &u in &w.units {
             let unit = &r.units[u];
-            let shift = w.shift(unit.at, unit.width);
             for &fi in &unit.fields {
-                values[fi] = Some(extract(&r.fields[fi], &quote!(#var), &t, shift));
+                values[fi] = Some(extract(&r.fields[fi], &quote!(#var), &t, w.shift(unit.at)));
             }
         }
     }
@@ -147,28 +206,38 @@ pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
         });
         quote!(#m: #v)
     });
+    quote! {
+        #(#loads)*
+        #ident { #(#inits),* }
+    }
+}
 
-    // write: each word built from its fields and stored once; arrays and gaps after.
+/// Writes every field: each word put together from its fields, big-endian units reversed in
+/// their lanes, stored once; then arrays, and zeros in bytes nothing covers.
+fn write_body(r: &Record<'_>, words: &[Word]) -> TokenStream {
+    let x = Record::x();
+    let n = lit(r.size);
     let mut stores = Vec::new();
     let mut covered = vec![false; r.size];
     for w in words {
         let t = uint(w.width);
         let at = lit(w.at);
         let wl = lit(w.width);
-        let to = to_bytes(w.order);
         let mut terms = Vec::new();
         for &u in &w.units {
             let unit = &r.units[u];
-            let shift = w.shift(unit.at, unit.width);
             for &fi in &unit.fields {
                 let f = &r.fields[fi];
                 let m = f.ident;
-                terms.push(deposit(f, &quote!(__v.#m), &t, shift));
+                terms.push(deposit(f, &quote!(__v.#m), &t, w.shift(unit.at)));
             }
         }
         covered[w.at..w.at + w.width].fill(true);
+        let value = quote!(((0 as #t) #(| #terms)*));
+        let value = lane_swap(r, w, &quote!(__r), Order::Big)
+            .map_or(value.clone(), |e| quote!({ let __r: #t = #value; #e }));
         stores.push(quote! {
-            *#x::word_mut::<#at, #wl, #n>(__b) = ((0 as #t) #(| #terms)*).#to();
+            *#x::word_mut::<#at, #wl, #n>(__b) = #value.to_le_bytes();
         });
     }
     for f in &r.fields {
@@ -194,51 +263,243 @@ pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
         let l = lit(i - start);
         stores.push(quote!(*#x::word_mut::<#at, #l, #n>(__b) = [0u8; #l];));
     }
+    quote!(#(#stores)*)
+}
 
-    // Bit-field values wider than their bits are refused before anything is written.
-    let checks = r.fields.iter().filter_map(|f| {
-        let (lo, hi) = f.bits?;
-        let Ty::Uint(w) = f.kind else { return None };
-        if hi - lo >= 8 * w as u32 {
-            return None;
+/// The in-place swap: for each word holding a unit whose byte order is not the host's, one
+/// load, the lanes reversed, one store.
+fn swap_body(r: &Record<'_>, words: &[Word]) -> TokenStream {
+    let x = Record::x();
+    let n = lit(r.size);
+    let host = |which: Order| {
+        let out = words.iter().filter_map(|w| {
+            let e = lane_swap(r, w, &quote!(__r), which)?;
+            let t = uint(w.width);
+            let at = lit(w.at);
+            let wl = lit(w.width);
+            Some(quote! {{
+                let __p = #x::word_mut::<#at, #wl, #n>(__b);
+                let __r = #t::from_le_bytes(*__p);
+                *__p = #e.to_le_bytes();
+            }})
+        });
+        quote!(#(#out)*)
+    };
+    let on_little = host(Order::Big);
+    let on_big = host(Order::Little);
+    quote! {
+        if ::core::cfg!(target_endian = "little") {
+            #on_little
+        } else {
+            #on_big
         }
-        let m = f.ident;
-        let fname = &f.name;
-        let max = mask(hi - lo);
-        let target = format!("{} bits", hi - lo);
-        let at = lit(f.at);
-        Some(quote! {
-            if __v.#m > #max {
-                return ::core::result::Result::Err(
-                    #x::too_wide(__v.#m as u64, #target, #at).in_field(#fname),
-                );
+    }
+}
+
+/// `fn #name(#args) -> #ret` with the body for 8-byte words where unaligned access is cheap
+/// and for words within the guaranteed alignment elsewhere; both are compiled everywhere, and
+/// `#name_aligned` is kept for the tests that compare the two. One body if they are the same.
+fn variants(
+    name: &syn::Ident,
+    args: TokenStream,
+    call: TokenStream,
+    ret: TokenStream,
+    fast: TokenStream,
+    aligned: Option<TokenStream>,
+) -> TokenStream {
+    let Some(aligned) = aligned else {
+        return quote! {
+            #[inline]
+            fn #name(#args) #ret { #fast }
+        };
+    };
+    let fast_name = quote::format_ident!("{}_fast", name);
+    let aligned_name = quote::format_ident!("{}_aligned", name);
+    let cond = fast_unaligned();
+    quote! {
+        #[inline(always)]
+        fn #fast_name(#args) #ret { #fast }
+        #[inline(always)]
+        fn #aligned_name(#args) #ret { #aligned }
+        #[inline]
+        fn #name(#args) #ret {
+            if #cond { #fast_name(#call) } else { #aligned_name(#call) }
+        }
+    }
+}
+
+pub fn expand(r: &Record<'_>) -> TokenStream {
+    let x = Record::x();
+    let ident = r.ident;
+    let name = ident.to_string();
+    let n = lit(r.size);
+    let align = lit(r.align);
+    let (view, view_mut) = r.view_idents();
+
+    let fast = words::group(&r.units, r.size, 8);
+    let aligned = words::group(&r.units, r.size, r.align.min(8));
+    let differ = fast.len() != aligned.len()
+        || fast
+            .iter()
+            .zip(&aligned)
+            .any(|(a, b)| (a.at, a.width) != (b.at, b.width));
+    let alt = |f: &dyn Fn(&[Word]) -> TokenStream| differ.then(|| f(&aligned));
+
+    let (read, write, swap) = if r.in_place {
+        // The struct's memory is the layout with some units reversed: copy, swap, reinterpret.
+        let swap = variants(
+            &quote::format_ident!("__swap"),
+            quote!(__b: &mut [u8; #n]),
+            quote!(__b),
+            TokenStream::new(),
+            swap_body(r, &fast),
+            alt(&|w| swap_body(r, w)),
+        );
+        let read = |sw: TokenStream| {
+            quote! {
+                let mut __t = *__b;
+                #sw(&mut __t);
+                #x::from_plain_bytes::<#ident, #n>(__t)
             }
+        };
+        let write = |sw: TokenStream| {
+            quote! {
+                let mut __t = #x::to_plain_bytes::<#ident, #n>(__v);
+                #sw(&mut __t);
+                *__b = __t;
+            }
+        };
+        let (ra, wa) = if differ {
+            (
+                Some(read(quote!(__swap_aligned))),
+                Some(write(quote!(__swap_aligned))),
+            )
+        } else {
+            (None, None)
+        };
+        (
+            variants(
+                &quote::format_ident!("__read"),
+                quote!(__b: &[u8; #n]),
+                quote!(__b),
+                quote!(-> #ident),
+                read(if differ {
+                    quote!(__swap_fast)
+                } else {
+                    quote!(__swap)
+                }),
+                ra,
+            ),
+            variants(
+                &quote::format_ident!("__write"),
+                quote!(__v: &#ident, __b: &mut [u8; #n]),
+                quote!(__v, __b),
+                TokenStream::new(),
+                write(if differ {
+                    quote!(__swap_fast)
+                } else {
+                    quote!(__swap)
+                }),
+                wa,
+            ),
+            swap,
+        )
+    } else {
+        (
+            variants(
+                &quote::format_ident!("__read"),
+                quote!(__b: &[u8; #n]),
+                quote!(__b),
+                quote!(-> #ident),
+                read_body(r, &fast),
+                alt(&|w| read_body(r, w)),
+            ),
+            variants(
+                &quote::format_ident!("__write"),
+                quote!(__v: &#ident, __b: &mut [u8; #n]),
+                quote!(__v, __b),
+                TokenStream::new(),
+                write_body(r, &fast),
+                alt(&|w| write_body(r, w)),
+            ),
+            TokenStream::new(),
+        )
+    };
+
+    // Bit-field values wider than their bits are refused before anything is written: one
+    // branch for all of them, the error built out of line.
+    let wide: Vec<(&LField<'_>, TokenStream)> = r
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let (lo, hi) = f.bits?;
+            let Ty::Uint(w) = f.kind else { return None };
+            (hi - lo < 8 * w as u32).then(|| (f, mask(hi - lo)))
         })
-    });
+        .collect();
+    let check = if wide.is_empty() {
+        quote!(::core::result::Result::Ok(()))
+    } else {
+        let tests = wide.iter().map(|(f, max)| {
+            let m = f.ident;
+            quote!((__v.#m > #max))
+        });
+        let errors = wide.iter().map(|(f, max)| {
+            let m = f.ident;
+            let fname = &f.name;
+            let (lo, hi) = f.bits.unwrap_or_default();
+            let target = format!("{} bits", hi - lo);
+            let at = lit(f.at);
+            quote! {
+                if __v.#m > #max {
+                    return #x::too_wide(__v.#m as u64, #target, #at).in_field(#fname);
+                }
+            }
+        });
+        quote! {
+            #[cold]
+            #[inline(never)]
+            fn __too_wide(__v: &#ident) -> ::marshal::Error {
+                #(#errors)*
+                #x::too_wide(0, "its bits", 0)
+            }
+            if #(#tests)|* {
+                return ::core::result::Result::Err(__too_wide(__v));
+            }
+            ::core::result::Result::Ok(())
+        }
+    };
+
+    let aligned_methods = if differ {
+        quote! {
+            fn __read_aligned(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
+                ::core::result::Result::Ok(__read_aligned(#x::prefix::<#n>(bytes, #name)?))
+            }
+
+            fn __write_aligned(&self, bytes: &mut [u8]) -> ::core::result::Result<(), ::marshal::Error> {
+                __check(self)?;
+                __write_aligned(self, #x::prefix_mut::<#n>(bytes, #name)?);
+                ::core::result::Result::Ok(())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
 
     let in_place = if r.in_place {
-        in_place(r, words)
+        in_place(r)
     } else {
         TokenStream::new()
     };
 
     quote! {
-        #[inline]
-        fn __read(__b: &[u8; #n]) -> #ident {
-            #(#loads)*
-            #ident { #(#inits),* }
-        }
+        #read
+        #write
+        #swap
 
         #[inline]
         fn __check(__v: &#ident) -> ::core::result::Result<(), ::marshal::Error> {
-            #(#checks)*
-            ::core::result::Result::Ok(())
-        }
-
-        /// Bit-field values must have been checked.
-        #[inline]
-        fn __write(__v: &#ident, __b: &mut [u8; #n]) {
-            #(#stores)*
+            #check
         }
 
         impl #x::Layout for #ident {
@@ -268,6 +529,8 @@ pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
             fn view_mut(bytes: &mut [u8]) -> ::core::result::Result<#view_mut<'_>, ::marshal::Error> {
                 ::core::result::Result::Ok(#view_mut { bytes: #x::prefix_mut::<#n>(bytes, #name)? })
             }
+
+            #aligned_methods
         }
 
         impl #ident {
@@ -306,7 +569,7 @@ pub fn expand(r: &Record<'_>, words: &[Word]) -> TokenStream {
 }
 
 /// For `in_place` records: layout assertions, `PlainBytes`, and the swap both ways.
-fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
+fn in_place(r: &Record<'_>) -> TokenStream {
     let x = Record::x();
     let ident = r.ident;
     let name = ident.to_string();
@@ -330,8 +593,6 @@ fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
         let ty = f.ty;
         quote_spanned!(ty_span(f)=> __assert_plain::<#ty>();)
     });
-    let little = swap_body(r, words, Order::Little);
-    let big = swap_body(r, words, Order::Big);
     quote! {
         #(#offsets)*
         const _: () = ::core::assert!(::core::mem::size_of::<#ident>() == #n, #size_msg);
@@ -342,17 +603,6 @@ fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
         };
 
         unsafe impl #x::PlainBytes for #ident {}
-
-        /// Reverses the bytes of every field whose order is not the host's: from the layout
-        /// to the native struct's memory, or back.
-        #[inline]
-        fn __swap(__b: &mut [u8; #n]) {
-            if ::core::cfg!(target_endian = "little") {
-                #little
-            } else {
-                #big
-            }
-        }
 
         impl #x::InPlace for #ident {
             #[inline]
@@ -388,49 +638,4 @@ fn in_place(r: &Record<'_>, words: &[Word]) -> TokenStream {
             }
         }
     }
-}
-
-/// The in-place swap on a host of byte order `host`: for each word holding a field of the other
-/// order, one load and one store of the word, each such field's bytes reversed in the register
-/// and the other bytes kept.
-fn swap_body(r: &Record<'_>, words: &[Word], host: Order) -> TokenStream {
-    let x = Record::x();
-    let n = lit(r.size);
-    let mut out = Vec::new();
-    for w in words {
-        let t = uint(w.width);
-        let reversed: Vec<usize> = w
-            .units
-            .iter()
-            .copied()
-            .filter(|&u| r.units[u].width > 1 && r.units[u].order != host)
-            .collect();
-        if reversed.is_empty() {
-            continue;
-        }
-        let mut moved: u128 = 0;
-        let mut terms = Vec::new();
-        for &u in &reversed {
-            let unit = &r.units[u];
-            let off = unit.at - w.at;
-            let sh = 8 * match host {
-                Order::Little => off,
-                Order::Big => w.width - off - unit.width,
-            } as u32;
-            moved |= ((1u128 << (8 * unit.width)) - 1) << sh;
-            let ut = uint(unit.width);
-            let shl = lit(sh as usize);
-            terms.push(quote!(((((__r >> #shl) as #ut).swap_bytes() as #t) << #shl)));
-        }
-        let keep_bits = !moved & ((1u128 << (8 * w.width)) - 1);
-        let keep = syn::LitInt::new(&format!("{keep_bits:#x}"), proc_macro2::Span::call_site());
-        let at = lit(w.at);
-        let wl = lit(w.width);
-        out.push(quote! {{
-            let __p = #x::word_mut::<#at, #wl, #n>(__b);
-            let __r = #t::from_ne_bytes(*__p);
-            *__p = ((__r & #keep) #(| #terms)*).to_ne_bytes();
-        }});
-    }
-    quote!(#(#out)*)
 }

@@ -4,7 +4,8 @@
 //! The annotations are parsed into a typed model here and checked (every field placed, widths
 //! suit the Rust types, fields fit the size and do not overlap unless they are bit-fields of one
 //! unit, `in_place` records tile their bytes), with every error at the annotation's span.
-//! [`words`] groups the fields into the widest aligned words the guaranteed alignment allows;
+//! [`words`] groups the fields into the widest aligned words (up to 8 bytes; within the
+//! guaranteed alignment on targets where unaligned access is slow);
 //! [`convert`] generates whole-record conversion from those words and [`view`] the in-place
 //! views. The derive knows no rule of any wire format here: the layout is the user's.
 
@@ -362,8 +363,7 @@ impl<'a> Record<'a> {
 
     /// Impls, emitted inside the derive's `const _: () = { ... };`.
     pub fn expand_inside(&self) -> TokenStream {
-        let words = words::group(&self.units, self.size, self.align);
-        let mut out = convert::expand(self, &words);
+        let mut out = convert::expand(self);
         out.extend(view::impls(self));
         out
     }

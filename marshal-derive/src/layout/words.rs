@@ -1,37 +1,34 @@
-//! Groups a layout's units into words, as USC does: the widest aligned load or store the
-//! record's guaranteed alignment allows (up to 8 bytes), holding whole units of one byte
-//! order. Two adjacent big-endian `u16`s in a 4-aligned record become one `u32` operation;
-//! an 8-aligned record moves up to 8 bytes at a time. A unit no aligned word can hold (a
-//! `u32` at offset 2) is a word of its own. Byte arrays are copied, never part of a word; a
-//! word may span their bytes, and those of gaps, since stores of words come first and the
-//! arrays are written over them.
+//! Groups a layout's units into words, as USC does: the widest load or store (up to 8 bytes)
+//! that starts at a multiple of its width from the record's start and holds whole units. USC
+//! merges two adjacent 16-bit fields into one 32-bit operation; a 4-aligned UDP header is one
+//! 8-byte word where unaligned access is cheap, two 4-byte words where it is not. A unit no
+//! such word can hold (a `u32` at offset 2) is a word of its own. Byte arrays are copied,
+//! never part of a word; a word may span their bytes and those of gaps, since stores of words
+//! come first and the arrays are written over them.
+//!
+//! A word is always handled as a little-endian integer (a plain load on little-endian hosts):
+//! a unit at byte `k` of the word is bits `8k..`, its bytes reversed in place if it is
+//! big-endian ([`super::convert`]), so units of both byte orders can share a word.
 
-use super::{Order, Unit};
+use super::Unit;
 
 pub struct Word {
     pub at: usize,
     /// 1, 2, 4 or 8 bytes.
     pub width: usize,
-    /// The order its multi-byte units share (big if it has none).
-    pub order: Order,
     /// Indices of the units inside, by offset.
     pub units: Vec<usize>,
 }
 
 impl Word {
-    /// The shift that brings a unit at `at` of `width` bytes to the low end of the word
-    /// value, loaded in the word's order.
-    pub fn shift(&self, at: usize, width: usize) -> u32 {
-        let off = at - self.at;
-        8 * match self.order {
-            Order::Big => self.width - off - width,
-            Order::Little => off,
-        } as u32
+    /// The shift of a unit at `at` within the word's little-endian value.
+    pub fn shift(&self, at: usize) -> u32 {
+        8 * (at - self.at) as u32
     }
 }
 
-pub fn group(units: &[Unit], size: usize, align: usize) -> Vec<Word> {
-    let widest = align.min(8);
+/// Words of at most `widest` bytes (a power of two, at most 8).
+pub fn group(units: &[Unit], size: usize, widest: usize) -> Vec<Word> {
     let mut taken = vec![false; units.len()];
     let mut words = Vec::new();
     for (i, u) in units.iter().enumerate() {
@@ -45,7 +42,6 @@ pub fn group(units: &[Unit], size: usize, align: usize) -> Vec<Word> {
                 break Word {
                     at: u.at,
                     width: u.width,
-                    order: u.order,
                     units: vec![i],
                 };
             }
@@ -62,14 +58,13 @@ pub fn group(units: &[Unit], size: usize, align: usize) -> Vec<Word> {
     words
 }
 
-/// A word of `width` bytes at `at` if every unit it touches lies wholly inside, is not yet in
-/// another word, and the multi-byte ones share one byte order.
+/// A word of `width` bytes at `at` if every unit it touches lies wholly inside and is not yet
+/// in another word.
 fn try_word(units: &[Unit], taken: &[bool], at: usize, width: usize, size: usize) -> Option<Word> {
     let end = at + width;
     if end > size {
         return None;
     }
-    let mut order = None;
     let mut inside = Vec::new();
     for (j, u) in units.iter().enumerate() {
         if u.end() <= at || u.at >= end || u.bytes {
@@ -78,19 +73,11 @@ fn try_word(units: &[Unit], taken: &[bool], at: usize, width: usize, size: usize
         if u.at < at || u.end() > end || taken[j] {
             return None;
         }
-        if u.width > 1 {
-            match order {
-                None => order = Some(u.order),
-                Some(o) if o != u.order => return None,
-                Some(_) => {}
-            }
-        }
         inside.push(j);
     }
     Some(Word {
         at,
         width,
-        order: order.unwrap_or(Order::Big),
         units: inside,
     })
 }
