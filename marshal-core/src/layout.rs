@@ -14,8 +14,9 @@ use crate::error::{Error, ErrorKind};
 pub trait Layout: Sized {
     /// The layout's total bytes.
     const SIZE: usize;
-    /// The alignment the user guarantees for buffers holding the record; the generated code
-    /// groups fields into loads and stores of up to this many bytes (at most 8).
+    /// The alignment the user guarantees for buffers holding the record. On targets where
+    /// unaligned access is slow, the generated code's words stay within it; elsewhere they
+    /// are up to 8 bytes.
     const ALIGN: usize;
     /// A view over `&[u8]`: a getter per field.
     type View<'a>;

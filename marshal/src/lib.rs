@@ -271,8 +271,9 @@ pub mod rpc {
 ///
 /// - `#[marshal(layout(size = N, align = A))]` on the struct: the record's bytes, and the
 ///   alignment (1, 2, 4, 8, 16) buffers holding it are guaranteed to have. The generated
-///   conversion groups neighbouring fields into the widest loads and stores that alignment
-///   allows (up to 8 bytes) and takes them apart with shifts and masks.
+///   conversion groups neighbouring fields into words (up to 8 bytes; within that alignment on
+///   targets where unaligned access is slow), loads or stores each once, and takes them apart
+///   or puts them together with shifts and masks.
 /// - On each field: `at = N` (byte offset), `big` (default) or `little`, and for a bit-field
 ///   `unit = u8|u16|u32|u64, bits = lo..hi` (bits of the unit at `at`; bit 0 is the least
 ///   significant). Fields are integers, `f32`/`f64`, `[u8; N]`, or bit-fields (unsigned or

@@ -104,9 +104,9 @@ fn lane_swap(r: &Record<'_>, w: &Word, v: &TokenStream, which: Order) -> Option<
     })
 }
 
-/// The value of field `f` from `v`, the integer holding its unit at `shift` (already loaded in
-/// the right byte order). `vt` is `v`'s type.
-pub fn extract(f: &LField<'_>, v: &TokenStream, vt: &syn::Ident, shift: u32) -> TokenStream {
+/// The value of field `f` from `v`, the integer holding its unit at `shift` (its bytes already
+/// in the order of a value).
+pub fn extract(f: &LField<'_>, v: &TokenStream, shift: u32) -> TokenStream {
     let (sh, bits) = match f.bits {
         Some((lo, hi)) => (shift + lo, Some(hi - lo)),
         None => (shift, None),
@@ -117,7 +117,6 @@ pub fn extract(f: &LField<'_>, v: &TokenStream, vt: &syn::Ident, shift: u32) -> 
         let sh = lit(sh as usize);
         quote!((#v >> #sh))
     };
-    let _ = vt;
     match (f.kind, bits) {
         (Ty::Bool, _) => quote!((#shifted & 1) != 0),
         (Ty::Uint(w), Some(n)) => {
@@ -193,7 +192,7 @@ fn read_body(r: &Record<'_>, words: &[Word]) -> TokenStream {
         for &u in &w.units {
             let unit = &r.units[u];
             for &fi in &unit.fields {
-                values[fi] = Some(extract(&r.fields[fi], &quote!(#var), &t, w.shift(unit.at)));
+                values[fi] = Some(extract(&r.fields[fi], &quote!(#var), w.shift(unit.at)));
             }
         }
     }

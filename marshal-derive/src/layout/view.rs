@@ -54,7 +54,7 @@ fn get(r: &Record<'_>, f: &LField<'_>) -> TokenStream {
         super::Order::Big => quote!(from_be_bytes),
         super::Order::Little => quote!(from_le_bytes),
     };
-    let v = extract(f, &quote!(__u), &t, 0);
+    let v = extract(f, &quote!(__u), 0);
     quote! {
         let __u = #t::#from(*#x::word::<#at, #w, #n>(__b));
         #v
@@ -130,7 +130,6 @@ fn field_doc(f: &LField<'_>, verb: &str) -> String {
 }
 
 pub fn impls(r: &Record<'_>) -> TokenStream {
-    let x = Record::x();
     let ident = r.ident;
     let n = lit(r.size);
     let (view, view_mut) = r.view_idents();
@@ -160,7 +159,6 @@ pub fn impls(r: &Record<'_>) -> TokenStream {
     let members: Vec<&syn::Ident> = r.fields.iter().map(|f| f.ident).collect();
     let vname = view.to_string();
     let vmname = view_mut.to_string();
-    let _ = &x;
     quote! {
         impl<'a> #view<'a> {
             #(#getters)*
