@@ -255,9 +255,10 @@ proptest! {
         #[repr(C, align(8))]
         struct Aligned([u8; 32]);
         let copied = Plain::read_from(&bytes).unwrap();
+        prop_assert_eq!(plain_key(&copied), plain_reference(&bytes));
         let mut buf = Aligned(bytes);
         let native = Plain::from_wire_in_place(&mut buf.0).unwrap();
-        prop_assert_eq!(plain_key(native), plain_key(&copied));
+        prop_assert_eq!(plain_key(native), plain_reference(&bytes));
         prop_assert_eq!(&native.to_wire_in_place()[..], &bytes[..]);
         prop_assert_eq!(buf.0, bytes);
 
@@ -300,8 +301,25 @@ struct Plain {
     h: f64,
 }
 
-fn plain_key(p: &Plain) -> (u64, u32, u16, u8, i8, i32, [u8; 4], u64) {
+type PlainKey = (u64, u32, u16, u8, i8, i32, [u8; 4], u64);
+
+fn plain_key(p: &Plain) -> PlainKey {
     (p.a, p.b, p.c, p.d, p.e, p.f, p.g, p.h.to_bits())
+}
+
+/// `Plain`'s fields read one by one from the bytes, independently of the derive's swap.
+fn plain_reference(b: &[u8; 32]) -> PlainKey {
+    let a = |o: usize, n: usize| b[o..o + n].to_vec();
+    (
+        u64::from_be_bytes(a(0, 8).try_into().unwrap()),
+        u32::from_le_bytes(a(8, 4).try_into().unwrap()),
+        u16::from_be_bytes(a(12, 2).try_into().unwrap()),
+        b[14],
+        b[15] as i8,
+        i32::from_be_bytes(a(16, 4).try_into().unwrap()),
+        a(20, 4).try_into().unwrap(),
+        u64::from_be_bytes(a(24, 8).try_into().unwrap()),
+    )
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Whole-record conversion between the annotated layout and the Rust struct: `read_from` and
-//! `write_to` move each word once (one load or store, in the word's byte order) and take the
-//! fields apart or put them together with shifts and masks there; byte arrays are copied and
-//! bytes no field covers are written as zeros. For `in_place` records, a swap in the buffer
-//! itself turns the layout into the struct's own memory and back.
+//! `write_to` move each word once (one little-endian load or store, big-endian units reversed
+//! in their lanes) and take the fields apart or put them together with shifts and masks there;
+//! byte arrays are copied and bytes no field covers are written as zeros. `in_place` records
+//! convert by copy, swap, reinterpret, and the same swap in the buffer itself turns the layout
+//! into the struct's own memory and back.
 //!
 //! The `unsafe impl PlainBytes` promise (argued here: comments do not survive `quote!`): the
 //! struct is `#[repr(C)]` (checked by the derive), every field's type is `PlainBytes` (asserted
@@ -16,16 +17,15 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::words::{self, Word};
-use super::{lit, ty_span, uint, LField, Order, Record, Ty};
+use super::{hex, lit, ty_span, uint, LField, Order, Record, Ty};
 
 /// A mask of `n` low bits, as an unsuffixed literal (its type is inferred from its use).
 fn mask(n: u32) -> TokenStream {
-    let m: u128 = if n >= 128 {
+    let lit = hex(if n >= 128 {
         u128::MAX
     } else {
         (1u128 << n) - 1
-    };
-    let lit = syn::LitInt::new(&format!("{m:#x}"), proc_macro2::Span::call_site());
+    });
     quote!(#lit)
 }
 
@@ -37,10 +37,6 @@ fn fast_unaligned() -> TokenStream {
         target_arch = "x86_64",
         target_arch = "aarch64"
     )))
-}
-
-fn hex(v: u128) -> syn::LitInt {
-    syn::LitInt::new(&format!("{v:#x}"), proc_macro2::Span::call_site())
 }
 
 /// `v` (the word at `w` as a little-endian integer of its width) with the bytes of every unit
@@ -368,38 +364,24 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
                 *__b = __t;
             }
         };
-        let (ra, wa) = if differ {
-            (
-                Some(read(quote!(__swap_aligned))),
-                Some(write(quote!(__swap_aligned))),
-            )
-        } else {
-            (None, None)
-        };
+        // The fast body calls the dispatching `__swap` (the fast swap where it is used); the
+        // aligned body, kept for the tests, the aligned swap.
         (
             variants(
                 &quote::format_ident!("__read"),
                 quote!(__b: &[u8; #n]),
                 quote!(__b),
                 quote!(-> #ident),
-                read(if differ {
-                    quote!(__swap_fast)
-                } else {
-                    quote!(__swap)
-                }),
-                ra,
+                read(quote!(__swap)),
+                differ.then(|| read(quote!(__swap_aligned))),
             ),
             variants(
                 &quote::format_ident!("__write"),
                 quote!(__v: &#ident, __b: &mut [u8; #n]),
                 quote!(__v, __b),
                 TokenStream::new(),
-                write(if differ {
-                    quote!(__swap_fast)
-                } else {
-                    quote!(__swap)
-                }),
-                wa,
+                write(quote!(__swap)),
+                differ.then(|| write(quote!(__swap_aligned))),
             ),
             swap,
         )

@@ -514,6 +514,11 @@ fn uint(width: usize) -> syn::Ident {
     format_ident!("u{}", 8 * width)
 }
 
+/// An unsuffixed hexadecimal literal (its type is inferred from its use).
+fn hex(v: u128) -> syn::LitInt {
+    syn::LitInt::new(&format!("{v:#x}"), Span::call_site())
+}
+
 /// A literal `usize`.
 fn lit(n: usize) -> syn::LitInt {
     syn::LitInt::new(&n.to_string(), Span::call_site())

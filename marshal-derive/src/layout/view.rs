@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::convert::{deposit, extract};
-use super::{lit, uint, LField, Record, Ty};
+use super::{hex, lit, uint, LField, Record, Ty};
 
 pub fn types(r: &Record<'_>) -> TokenStream {
     let vis = r.vis;
@@ -81,10 +81,7 @@ fn set(r: &Record<'_>, f: &LField<'_>) -> TokenStream {
         None => quote!(*#x::word_mut::<#at, #w, #n>(__b) = #new.#to();),
         Some((lo, hi)) => {
             let m: u128 = ((1u128 << (hi - lo)) - 1) << lo;
-            let clear = syn::LitInt::new(
-                &format!("{:#x}", !m & ((1u128 << (8 * unit.width)) - 1)),
-                proc_macro2::Span::call_site(),
-            );
+            let clear = hex(!m & ((1u128 << (8 * unit.width)) - 1));
             quote! {
                 let __p = #x::word_mut::<#at, #w, #n>(__b);
                 *__p = ((#t::#from(*__p) & #clear) | #new).#to();
