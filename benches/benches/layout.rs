@@ -7,7 +7,11 @@
 //!
 //! - `struct_copy`: one copy of the whole wire buffer, the floor (USC's "Scopy");
 //! - `marshal`: the derive's `read_from` / `write_to`, called once per record;
+//! - `marshal_into` (decode): the derive's `read_into`, each record read into its slot of the
+//!   output (fields stored as their words are loaded, not built as a value and moved);
 //! - `hand`: the hand-written conversions of `workloads::headers::hand`;
+//! - `hand_into` (decode): the hand-written `read_*_into`, assigning the slot's fields one by
+//!   one, the like-for-like competitor of `marshal_into`;
 //! - `xdr`: the same Rust struct through the XDR codec, one `from_slice` / `encode_into` per
 //!   record (XDR's records are longer: every integer field takes 4 bytes, byte arrays are
 //!   padded to 4; throughput still counts the layout's bytes, so rates compare per record);
@@ -152,10 +156,14 @@ trait Workload: Copy + Default + PartialEq + Debug + Encode + for<'de> Decode<'d
     fn values() -> Vec<Self>;
     /// One record through the derive's `read_from`.
     fn read_marshal(w: &Self::Wire) -> Self;
+    /// One record through the derive's `read_into`.
+    fn read_marshal_into(w: &Self::Wire, out: &mut Self);
     /// One record through the derive's `write_to`.
     fn write_marshal(&self, w: &mut Self::Wire);
     /// One record through the hand-written reader.
     fn read_hand(w: &Self::Wire) -> Self;
+    /// One record through the hand-written reader into a record.
+    fn read_hand_into(w: &Self::Wire, out: &mut Self);
     /// One record through the hand-written writer.
     fn write_hand(&self, w: &mut Self::Wire);
     /// The C side's copy of a value.
@@ -176,13 +184,27 @@ trait Workload: Copy + Default + PartialEq + Debug + Encode + for<'de> Decode<'d
 /// The `Workload` items every case writes the same way: the derive's conversion, the
 /// hand-written one, and safe wrappers of the C loops.
 macro_rules! workload_common {
-    ($t:ty, $s:literal, $n:literal, $read:path, $write:path, $ntoh:ident, $hton:ident) => {
+    (
+        $t:ty,
+        $s:literal,
+        $n:literal,
+        $read:path,
+        $read_into:path,
+        $write:path,
+        $ntoh:ident,
+        $hton:ident
+    ) => {
         const LAYOUT_SIZE: usize = $n;
         type Wire = Wire<$s>;
 
         #[inline]
         fn read_marshal(w: &Wire<$s>) -> Self {
             <$t>::read_from(&w.0).unwrap()
+        }
+
+        #[inline]
+        fn read_marshal_into(w: &Wire<$s>, out: &mut Self) {
+            out.read_into(&w.0).unwrap()
         }
 
         #[inline]
@@ -193,6 +215,11 @@ macro_rules! workload_common {
         #[inline]
         fn read_hand(w: &Wire<$s>) -> Self {
             $read(w.0.first_chunk::<$n>().unwrap())
+        }
+
+        #[inline]
+        fn read_hand_into(w: &Wire<$s>, out: &mut Self) {
+            $read_into(w.0.first_chunk::<$n>().unwrap(), out)
         }
 
         #[inline]
@@ -234,6 +261,7 @@ impl Workload for NetLong {
         4,
         4,
         hand::read_netlong,
+        hand::read_netlong_into,
         hand::write_netlong,
         c_long_ntoh,
         c_long_hton
@@ -258,6 +286,7 @@ impl Workload for UdpHeader {
         8,
         8,
         hand::read_udp,
+        hand::read_udp_into,
         hand::write_udp,
         c_udp_ntoh,
         c_udp_hton
@@ -333,6 +362,7 @@ impl Workload for BigHeader {
         84,
         82,
         hand::read_big,
+        hand::read_big_into,
         hand::write_big,
         c_big_ntoh,
         c_big_hton
@@ -485,11 +515,35 @@ fn decode<T: Workload>(c: &mut Criterion, d: &Data<T>) {
 
     checked(
         &mut g,
+        "marshal_into",
+        &mut vec![T::default(); BATCH],
+        |out| {
+            for (w, o) in black_box(&d.wire).iter().zip(out.iter_mut()) {
+                T::read_marshal_into(w, o);
+            }
+        },
+        |out| assert_eq!(out, expect),
+    );
+
+    checked(
+        &mut g,
         "hand",
         &mut vec![T::default(); BATCH],
         |out| {
             for (w, o) in black_box(&d.wire).iter().zip(out.iter_mut()) {
                 *o = T::read_hand(w);
+            }
+        },
+        |out| assert_eq!(out, expect),
+    );
+
+    checked(
+        &mut g,
+        "hand_into",
+        &mut vec![T::default(); BATCH],
+        |out| {
+            for (w, o) in black_box(&d.wire).iter().zip(out.iter_mut()) {
+                T::read_hand_into(w, o);
             }
         },
         |out| assert_eq!(out, expect),

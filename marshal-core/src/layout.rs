@@ -25,6 +25,14 @@ pub trait Layout: Sized {
 
     /// Reads the record from the first [`SIZE`](Self::SIZE) bytes of `bytes`.
     fn read_from(bytes: &[u8]) -> Result<Self, Error>;
+    /// Reads the record from the first [`SIZE`](Self::SIZE) bytes of `bytes` into `self`,
+    /// changing nothing if `bytes` is too short. The generated code stores each field as
+    /// soon as it is loaded, so converting into memory that already holds a record (a slot
+    /// of an array, a reused struct) is faster than assigning what `read_from` returns.
+    fn read_into(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        *self = Self::read_from(bytes)?;
+        Ok(())
+    }
     /// Writes the record into the first [`SIZE`](Self::SIZE) bytes of `bytes`, with zeros
     /// in bytes no field covers.
     fn write_to(&self, bytes: &mut [u8]) -> Result<(), Error>;
@@ -33,8 +41,9 @@ pub trait Layout: Sized {
     /// A mutable view of the record at the start of `bytes`.
     fn view_mut(bytes: &mut [u8]) -> Result<Self::ViewMut<'_>, Error>;
 
-    /// `read_from` as compiled for targets where unaligned access is slow (words within the
-    /// guaranteed alignment), so tests on any target can check it. Not a public API.
+    /// `read_from` as compiled for targets where unaligned access is slow (an `in_place`
+    /// record's swap in words within the guaranteed alignment; other records read the same
+    /// way everywhere), so tests on any target can check it. Not a public API.
     #[doc(hidden)]
     fn __read_aligned(bytes: &[u8]) -> Result<Self, Error> {
         Self::read_from(bytes)

@@ -245,7 +245,7 @@ pub mod rpc {
 /// ```
 /// use marshal::Marshal;
 ///
-/// #[derive(Marshal, Debug, PartialEq)]
+/// #[derive(Marshal, Debug, PartialEq, Default)]
 /// #[marshal(layout(size = 8, align = 4))]
 /// struct UdpHeader {
 ///     #[marshal(at = 0)] src_port: u16,          // big-endian unless `little`
@@ -255,8 +255,12 @@ pub mod rpc {
 /// }
 ///
 /// let mut packet = [0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'd', b'a', b't', b'a'];
-/// let h = UdpHeader::read_from(&packet)?;               // whole record, word at a time
+/// let h = UdpHeader::read_from(&packet)?;               // whole record
 /// assert_eq!((h.src_port, h.dst_port, h.len), (12345, 53, 12));
+///
+/// let mut slots: Vec<UdpHeader> = (0..4).map(|_| UdpHeader::default()).collect();
+/// slots[0].read_into(&packet)?;                          // into existing memory: fastest
+/// assert_eq!(slots[0], h);
 ///
 /// let mut v = UdpHeader::view_mut(&mut packet)?;        // one field, in place
 /// v.set_checksum(0xbeef);
@@ -270,16 +274,17 @@ pub mod rpc {
 /// ```
 ///
 /// - `#[marshal(layout(size = N, align = A))]` on the struct: the record's bytes, and the
-///   alignment (1, 2, 4, 8, 16) buffers holding it are guaranteed to have. The generated
-///   conversion groups neighbouring fields into words (up to 8 bytes; within that alignment on
-///   targets where unaligned access is slow), loads or stores each once, and takes them apart
-///   or puts them together with shifts and masks.
+///   alignment (1, 2, 4, 8, 16) buffers holding it are guaranteed to have. Writing groups
+///   neighbouring fields into words (up to 8 bytes; within that alignment on targets where
+///   unaligned access is slow), puts each together with shifts and masks and stores it once;
+///   reading loads each field's unit and stores the field at once.
 /// - On each field: `at = N` (byte offset), `big` (default) or `little`, and for a bit-field
 ///   `unit = u8|u16|u32|u64, bits = lo..hi` (bits of the unit at `at`; bit 0 is the least
 ///   significant). Fields are integers, `f32`/`f64`, `[u8; N]`, or bit-fields (unsigned or
 ///   `bool`). Overlaps, fields past the size and widths that do not suit their type are
 ///   compile errors.
-/// - The derive adds `read_from`, `write_to`, `view` (a `FooView` with a getter per field)
+/// - The derive adds `read_from`, `read_into` (into an existing value: the fastest way to
+///   fill a slot of an array), `write_to`, `view` (a `FooView` with a getter per field)
 ///   and `view_mut` (a `FooViewMut` adding `set_<field>`), and implements [`Layout`](layout::Layout).
 /// - With `in_place` (a `#[repr(C)]` struct whose fields tile the layout in order), also
 ///   `Foo::from_wire_in_place(&mut [u8]) -> &mut Foo` and `foo.to_wire_in_place()`, which

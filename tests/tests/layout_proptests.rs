@@ -119,6 +119,11 @@ proptest! {
         let v = Mixed::read_from(&bytes).unwrap();
         prop_assert_eq!(key(&v), key(&reference(&bytes)));
         prop_assert_eq!(key(&Mixed::view(&bytes).unwrap().read()), key(&v));
+        // `read_into` overwrites every field of a record read from the complemented bytes.
+        let not: Vec<u8> = bytes.iter().map(|b| !b).collect();
+        let mut into = Mixed::read_from(&not).unwrap();
+        into.read_into(&bytes).unwrap();
+        prop_assert_eq!(key(&into), key(&v));
         // The 2-aligned twin, in both its word groupings, reads the same fields.
         let v2 = Mixed2::read_from(&bytes).unwrap();
         let v2a = Mixed2::__read_aligned(&bytes).unwrap();
@@ -178,6 +183,15 @@ proptest! {
             let mut buf = vec![0xa5u8; len];
             let fits = len >= T::SIZE;
             prop_assert_eq!(T::read_from(&buf).is_ok(), fits);
+            // A refused `read_into` leaves the record as it was.
+            let mut into = T::default();
+            prop_assert_eq!(into.read_into(&buf).is_ok(), fits);
+            if !fits {
+                let (mut a, mut b) = (vec![0u8; T::SIZE], vec![0u8; T::SIZE]);
+                into.write_to(&mut a).unwrap();
+                T::default().write_to(&mut b).unwrap();
+                prop_assert_eq!(a, b);
+            }
             prop_assert_eq!(T::view(&buf).is_ok(), fits);
             prop_assert_eq!(T::view_mut(&mut buf).is_ok(), fits);
             prop_assert_eq!(T::default().write_to(&mut buf).is_ok(), fits);
@@ -201,6 +215,12 @@ proptest! {
             let v = T::read_from(bytes).unwrap();
             let mut out = vec![0u8; T::SIZE];
             v.write_to(&mut out).unwrap();
+            prop_assert_eq!(&out[..], &bytes[..T::SIZE]);
+            // `read_into` a record read from the complemented bytes: every field replaced.
+            let not: Vec<u8> = bytes.iter().map(|b| !b).collect();
+            let mut into = T::read_from(&not).unwrap();
+            into.read_into(bytes).unwrap();
+            into.write_to(&mut out).unwrap();
             prop_assert_eq!(&out[..], &bytes[..T::SIZE]);
             // The grouping for targets where unaligned access is slow agrees.
             let a = T::__read_aligned(bytes).unwrap();
@@ -256,6 +276,9 @@ proptest! {
         struct Aligned([u8; 32]);
         let copied = Plain::read_from(&bytes).unwrap();
         prop_assert_eq!(plain_key(&copied), plain_reference(&bytes));
+        let mut into = Plain::read_from(&bytes.map(|b| !b)).unwrap();
+        into.read_into(&bytes).unwrap();
+        prop_assert_eq!(plain_key(&into), plain_reference(&bytes));
         let mut buf = Aligned(bytes);
         let native = Plain::from_wire_in_place(&mut buf.0).unwrap();
         prop_assert_eq!(plain_key(native), plain_reference(&bytes));

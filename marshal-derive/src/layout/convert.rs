@@ -1,9 +1,11 @@
-//! Whole-record conversion between the annotated layout and the Rust struct: `read_from` and
-//! `write_to` move each word once (one little-endian load or store, big-endian units reversed
-//! in their lanes) and take the fields apart or put them together with shifts and masks there;
-//! byte arrays are copied and bytes no field covers are written as zeros. `in_place` records
-//! convert by copy, swap, reinterpret, and the same swap in the buffer itself turns the layout
-//! into the struct's own memory and back.
+//! Whole-record conversion between the annotated layout and the Rust struct. `write_to` puts
+//! each word together from its fields with shifts and masks and stores it once (one
+//! little-endian store, big-endian units reversed in their lanes); byte arrays are copied and
+//! bytes no field covers are written as zeros. `read_into` loads unit by unit and stores each
+//! field as soon as it has it (see [`read_body`] for why reads do not use words), and
+//! `read_from` is `read_into` on a zeroed value. `in_place` records convert by copy, swap a
+//! word at a time, reinterpret, and the same swap in the buffer itself turns the layout into
+//! the struct's own memory and back.
 //!
 //! The `unsafe impl PlainBytes` promise (argued here: comments do not survive `quote!`): the
 //! struct is `#[repr(C)]` (checked by the derive), every field's type is `PlainBytes` (asserted
@@ -168,43 +170,71 @@ pub fn deposit(f: &LField<'_>, value: &TokenStream, vt: &syn::Ident, shift: u32)
     }
 }
 
-/// Reads every field: one load per word, big-endian units reversed in their lanes, then each
-/// field shifted and masked out; arrays copied.
-fn read_body(r: &Record<'_>, words: &[Word]) -> TokenStream {
+/// Reads every field into `__v: &mut Self`: each unit loaded on its own (one little-endian
+/// load, its bytes reversed if big-endian), its fields shifted and masked out and stored at
+/// once; byte arrays copied; all in offset order.
+///
+/// Reads do not group units into words. The destination is a Rust struct whose field order
+/// rustc chooses, so each field is its own store whatever the loads are; taking fields out of
+/// a wide word costs shifts and masks, while loads are cheap (two a cycle on current x86 and
+/// AArch64 cores) and LLVM merges adjacent loads and stores itself where the struct's order
+/// allows (it vectorises the big header's runs of 16-bit fields). Measured on the big
+/// header: 5.65 ns per record with 8-byte words, 4.30 ns unit by unit. Storing each field
+/// right after its load matters too: a value built at the end keeps every load live until
+/// then, and they spill.
+fn read_body(r: &Record<'_>) -> TokenStream {
     let x = Record::x();
-    let ident = r.ident;
     let n = lit(r.size);
-    let mut loads = Vec::new();
-    let mut values: Vec<Option<TokenStream>> = vec![None; r.fields.len()];
-    for (k, w) in words.iter().enumerate() {
-        let var = quote::format_ident!("__w{}", k);
+    // (offset, statements) for each unit and each array.
+    let mut steps: Vec<(usize, TokenStream)> = Vec::new();
+    for (k, w) in words::each_unit(&r.units).iter().enumerate() {
+        let var = quote::format_ident!("__u{}", k);
         let t = uint(w.width);
         let at = lit(w.at);
         let wl = lit(w.width);
         let raw = quote!(#t::from_le_bytes(*#x::word::<#at, #wl, #n>(__b)));
         let value = lane_swap(r, w, &quote!(__r), Order::Big)
             .map_or(raw.clone(), |e| quote!({ let __r = #raw; #e }));
-        loads.push(quote!(let #var: #t = #value;));
-        for &u in &w.units {
-            let unit = &r.units[u];
-            for &fi in &unit.fields {
-                values[fi] = Some(extract(&r.fields[fi], &quote!(#var), w.shift(unit.at)));
-            }
+        let unit = &r.units[w.units[0]];
+        let assigns = unit.fields.iter().map(|&fi| {
+            let f = &r.fields[fi];
+            let m = f.ident;
+            let e = extract(f, &quote!(#var), 0);
+            quote!(__v.#m = #e;)
+        });
+        steps.push((w.at, quote!(let #var: #t = #value; #(#assigns)*)));
+    }
+    for f in &r.fields {
+        if let Ty::Bytes(len) = f.kind {
+            let m = f.ident;
+            let at = lit(f.at);
+            let l = lit(len);
+            steps.push((f.at, quote!(__v.#m = *#x::word::<#at, #l, #n>(__b);)));
         }
     }
-    let inits = r.fields.iter().zip(values).map(|(f, v)| {
+    steps.sort_by_key(|(at, _)| *at);
+    let steps = steps.into_iter().map(|(_, s)| s);
+    quote!(#(#steps)*)
+}
+
+/// A value of the struct with every field zero: `read_from` reads into it (the compiler drops
+/// these stores, which the read overwrites).
+fn zeros(r: &Record<'_>) -> TokenStream {
+    let ident = r.ident;
+    let fields = r.fields.iter().map(|f| {
         let m = f.ident;
-        let v = v.unwrap_or_else(|| {
-            let at = lit(f.at);
-            let w = lit(f.kind.width());
-            quote!(*#x::word::<#at, #w, #n>(__b))
-        });
-        quote!(#m: #v)
+        let z = match f.kind {
+            Ty::Bool => quote!(false),
+            Ty::Float(_) => quote!(0.0),
+            Ty::Bytes(len) => {
+                let l = lit(len);
+                quote!([0u8; #l])
+            }
+            Ty::Uint(_) | Ty::Int(_) => quote!(0),
+        };
+        quote!(#m: #z)
     });
-    quote! {
-        #(#loads)*
-        #ident { #(#inits),* }
-    }
+    quote!(#ident { #(#fields),* })
 }
 
 /// Writes every field: each word put together from its fields, big-endian units reversed in
@@ -340,7 +370,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             .any(|(a, b)| (a.at, a.width) != (b.at, b.width));
     let alt = |f: &dyn Fn(&[Word]) -> TokenStream| differ.then(|| f(&aligned));
 
-    let (read, write, swap) = if r.in_place {
+    let (read, read_into, write, swap) = if r.in_place {
         // The struct's memory is the layout with some units reversed: copy, swap, reinterpret.
         let swap = variants(
             &quote::format_ident!("__swap"),
@@ -375,6 +405,13 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
                 read(quote!(__swap)),
                 differ.then(|| read(quote!(__swap_aligned))),
             ),
+            // The struct is one copy of swapped bytes: assigning it is one store per word.
+            quote! {
+                #[inline]
+                fn __read_into(__v: &mut #ident, __b: &[u8; #n]) {
+                    *__v = __read(__b);
+                }
+            },
             variants(
                 &quote::format_ident!("__write"),
                 quote!(__v: &#ident, __b: &mut [u8; #n]),
@@ -386,15 +423,21 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             swap,
         )
     } else {
+        let body = read_body(r);
+        let zeros = zeros(r);
         (
-            variants(
-                &quote::format_ident!("__read"),
-                quote!(__b: &[u8; #n]),
-                quote!(__b),
-                quote!(-> #ident),
-                read_body(r, &fast),
-                alt(&|w| read_body(r, w)),
-            ),
+            quote! {
+                #[inline]
+                fn __read(__b: &[u8; #n]) -> #ident {
+                    let mut __t = #zeros;
+                    __read_into(&mut __t, __b);
+                    __t
+                }
+            },
+            quote! {
+                #[inline]
+                fn __read_into(__v: &mut #ident, __b: &[u8; #n]) { #body }
+            },
             variants(
                 &quote::format_ident!("__write"),
                 quote!(__v: &#ident, __b: &mut [u8; #n]),
@@ -451,11 +494,17 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
         }
     };
 
-    let aligned_methods = if differ {
+    // Reads differ between the groupings only through the in-place swap.
+    let read_aligned = (differ && r.in_place).then(|| {
         quote! {
             fn __read_aligned(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
                 ::core::result::Result::Ok(__read_aligned(#x::prefix::<#n>(bytes, #name)?))
             }
+        }
+    });
+    let aligned_methods = if differ {
+        quote! {
+            #read_aligned
 
             fn __write_aligned(&self, bytes: &mut [u8]) -> ::core::result::Result<(), ::marshal::Error> {
                 __check(self)?;
@@ -475,6 +524,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
 
     quote! {
         #read
+        #read_into
         #write
         #swap
 
@@ -492,6 +542,12 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             #[inline]
             fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
                 ::core::result::Result::Ok(__read(#x::prefix::<#n>(bytes, #name)?))
+            }
+
+            #[inline]
+            fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::marshal::Error> {
+                __read_into(self, #x::prefix::<#n>(bytes, #name)?);
+                ::core::result::Result::Ok(())
             }
 
             #[inline]
@@ -520,6 +576,15 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             #[inline]
             pub fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
                 <Self as #x::Layout>::read_from(bytes)
+            }
+
+            /// Reads the record from the first bytes of `bytes` into `self`, assigning each
+            /// field as soon as its word is loaded: the fastest way to convert into memory
+            /// that already holds a record (an element of a buffer, a reused struct). Fails,
+            /// changing nothing, if `bytes` is shorter than the layout.
+            #[inline]
+            pub fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::marshal::Error> {
+                <Self as #x::Layout>::read_into(self, bytes)
             }
 
             /// Writes the record into the first bytes of `bytes` in its annotated layout, with

@@ -1,4 +1,5 @@
-//! Groups a layout's units into words, as USC does: the widest load or store (up to 8 bytes)
+//! Groups a layout's units into words for writing and for the in-place swap (reads load unit
+//! by unit: see `convert::read_body`), as USC does: the widest load or store (up to 8 bytes)
 //! that starts at a multiple of its width from the record's start and holds whole units. USC
 //! merges two adjacent 16-bit fields into one 32-bit operation; a 4-aligned UDP header is one
 //! 8-byte word where unaligned access is cheap, two 4-byte words where it is not. A unit no
@@ -80,4 +81,19 @@ fn try_word(units: &[Unit], taken: &[bool], at: usize, width: usize, size: usize
         width,
         units: inside,
     })
+}
+
+/// Every unit (not byte arrays) as a word of its own: how reads load them (see
+/// `convert::read_body` for why).
+pub fn each_unit(units: &[Unit]) -> Vec<Word> {
+    units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| !u.bytes)
+        .map(|(i, u)| Word {
+            at: u.at,
+            width: u.width,
+            units: vec![i],
+        })
+        .collect()
 }
