@@ -405,7 +405,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
                 read(quote!(__swap)),
                 differ.then(|| read(quote!(__swap_aligned))),
             ),
-            // The struct is one copy of swapped bytes: assigning it is one store per word.
+            // The struct is a copy of the swapped bytes: assigning it is a plain copy.
             quote! {
                 #[inline]
                 fn __read_into(__v: &mut #ident, __b: &[u8; #n]) {
@@ -579,7 +579,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             }
 
             /// Reads the record from the first bytes of `bytes` into `self`, assigning each
-            /// field as soon as its word is loaded: the fastest way to convert into memory
+            /// field as soon as its unit is loaded: the fastest way to convert into memory
             /// that already holds a record (an element of a buffer, a reused struct). Fails,
             /// changing nothing, if `bytes` is shorter than the layout.
             #[inline]
