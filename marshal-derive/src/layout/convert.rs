@@ -187,22 +187,16 @@ fn read_body(r: &Record<'_>) -> TokenStream {
     let n = lit(r.size);
     // (offset, statements) for each unit and each array.
     let mut steps: Vec<(usize, TokenStream)> = Vec::new();
-    for (k, w) in words::each_unit(&r.units).iter().enumerate() {
+    for (k, unit) in r.units.iter().enumerate().filter(|(_, u)| !u.bytes) {
         let var = quote::format_ident!("__u{}", k);
-        let t = uint(w.width);
-        let at = lit(w.at);
-        let wl = lit(w.width);
-        let raw = quote!(#t::from_le_bytes(*#x::word::<#at, #wl, #n>(__b)));
-        let value = lane_swap(r, w, &quote!(__r), Order::Big)
-            .map_or(raw.clone(), |e| quote!({ let __r = #raw; #e }));
-        let unit = &r.units[w.units[0]];
+        let load = load_unit(r, unit);
         let assigns = unit.fields.iter().map(|&fi| {
             let f = &r.fields[fi];
             let m = f.ident;
             let e = extract(f, &quote!(#var), 0);
             quote!(__v.#m = #e;)
         });
-        steps.push((w.at, quote!(let #var: #t = #value; #(#assigns)*)));
+        steps.push((unit.at, quote!(let #var = #load; #(#assigns)*)));
     }
     for f in &r.fields {
         if let Ty::Bytes(len) = f.kind {
@@ -215,6 +209,21 @@ fn read_body(r: &Record<'_>) -> TokenStream {
     steps.sort_by_key(|(at, _)| *at);
     let steps = steps.into_iter().map(|(_, s)| s);
     quote!(#(#steps)*)
+}
+
+/// The value of integer unit `unit` (not a byte array), loaded from `__b` in its byte order:
+/// what reads and view getters take fields out of.
+pub fn load_unit(r: &Record<'_>, unit: &super::Unit) -> TokenStream {
+    let x = Record::x();
+    let n = lit(r.size);
+    let t = uint(unit.width);
+    let at = lit(unit.at);
+    let w = lit(unit.width);
+    let from = match unit.order {
+        Order::Big => quote!(from_be_bytes),
+        Order::Little => quote!(from_le_bytes),
+    };
+    quote!(#t::#from(*#x::word::<#at, #w, #n>(__b)))
 }
 
 /// A value of the struct with every field zero: `read_from` reads into it (the compiler drops

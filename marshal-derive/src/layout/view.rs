@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::convert::{deposit, extract};
+use super::convert::{deposit, extract, load_unit};
 use super::{hex, lit, uint, LField, Record, Ty};
 
 pub fn types(r: &Record<'_>) -> TokenStream {
@@ -49,14 +49,10 @@ fn get(r: &Record<'_>, f: &LField<'_>) -> TokenStream {
     if let Ty::Bytes(_) = f.kind {
         return quote!(*#x::word::<#at, #w, #n>(__b));
     }
-    let t = uint(unit.width);
-    let from = match unit.order {
-        super::Order::Big => quote!(from_be_bytes),
-        super::Order::Little => quote!(from_le_bytes),
-    };
+    let load = load_unit(r, unit);
     let v = extract(f, &quote!(__u), 0);
     quote! {
-        let __u = #t::#from(*#x::word::<#at, #w, #n>(__b));
+        let __u = #load;
         #v
     }
 }

@@ -82,18 +82,3 @@ fn try_word(units: &[Unit], taken: &[bool], at: usize, width: usize, size: usize
         units: inside,
     })
 }
-
-/// Every unit (not byte arrays) as a word of its own: how reads load them (see
-/// `convert::read_body` for why).
-pub fn each_unit(units: &[Unit]) -> Vec<Word> {
-    units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| !u.bytes)
-        .map(|(i, u)| Word {
-            at: u.at,
-            width: u.width,
-            units: vec![i],
-        })
-        .collect()
-}
