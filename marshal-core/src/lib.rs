@@ -12,6 +12,7 @@
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
 
 pub mod array;
+pub mod arriving;
 mod default_arm;
 mod depth;
 pub mod error;

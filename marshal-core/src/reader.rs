@@ -5,6 +5,7 @@
 
 use core::mem::MaybeUninit;
 
+use crate::arriving::Refill;
 use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{uninit_bytes_of, Flat};
@@ -17,11 +18,15 @@ pub const MAX_EMPTY_ELEMS: usize = 1 << 16;
 /// Cursor over the input.
 #[derive(Debug, Clone)]
 pub struct Reader<'de> {
+    /// The input, or, while a message arrives, the part of it that has arrived.
     buf: &'de [u8],
     pos: usize,
     /// Offset of `buf[0]` in the whole message.
     base: usize,
     depth: Depth,
+    /// Where the rest of an arriving message comes from (`buf` then ends where the arrived
+    /// bytes end). Only readers over a message's own offsets have one, never segments.
+    more: Option<&'de dyn Refill>,
 }
 
 impl<'de> Reader<'de> {
@@ -32,6 +37,21 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: Depth::default(),
+            more: None,
+        }
+    }
+
+    /// A reader over an arriving message, from offset `base` of it: it reads what has
+    /// arrived and waits for more only when a value runs past it (see
+    /// [`arriving`](crate::arriving)).
+    pub fn arriving(more: &'de dyn Refill, base: usize) -> Self {
+        let arrived = more.arrived();
+        Reader {
+            buf: arrived.get(base..).unwrap_or(&[]),
+            pos: 0,
+            base,
+            depth: Depth::default(),
+            more: Some(more),
         }
     }
 
@@ -41,16 +61,59 @@ impl<'de> Reader<'de> {
         self.base + self.pos
     }
 
-    /// Bytes left.
+    /// Bytes left (of an arriving message, those still to come included).
     #[inline(always)]
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        if self.more.is_none() {
+            self.buf.len() - self.pos
+        } else {
+            self.remaining_arriving()
+        }
     }
 
-    /// The bytes left, without consuming them.
+    /// `remaining` of an arriving message.
+    #[cold]
+    #[inline(never)]
+    fn remaining_arriving(&self) -> usize {
+        self.more
+            .map_or(0, |more| more.message_len().saturating_sub(self.position()))
+    }
+
+    /// The bytes left, without consuming them (of an arriving message, those that have
+    /// arrived: call [`Reader::arrive_all`] first for all of them).
     #[inline(always)]
     pub fn rest(&self) -> &'de [u8] {
         &self.buf[self.pos..]
+    }
+
+    /// Waits for the rest of an arriving message (nothing to do for other readers), so that
+    /// [`Reader::rest`] is all of it.
+    pub fn arrive_all(&mut self) -> Result<(), Error> {
+        if let Some(more) = self.more {
+            self.buf = self.arrived_for(more.message_len().saturating_sub(self.position()))?;
+        }
+        Ok(())
+    }
+
+    /// Waits until at least `n` more bytes have arrived (an arriving message) and returns the
+    /// longer `buf`, or fails as the end of the input. It takes `&self` and returns the new
+    /// `buf` rather than storing it: a `&mut self` call on the hot paths' cold branches would
+    /// keep every reader in memory instead of registers.
+    #[cold]
+    #[inline(never)]
+    fn arrived_for(&self, n: usize) -> Result<&'de [u8], Error> {
+        let Some(more) = self.more else {
+            return Err(self.eof(n));
+        };
+        let end = match self.position().checked_add(n) {
+            Some(end) if end <= more.message_len() => end,
+            _ => return Err(self.eof(n)),
+        };
+        let buf = more.fill(end)?.get(self.base..).unwrap_or(&[]);
+        if n > buf.len().saturating_sub(self.pos) {
+            return Err(self.eof(n));
+        }
+        Ok(buf)
     }
 
     /// An error of `kind` at the current position.
@@ -78,10 +141,16 @@ impl<'de> Reader<'de> {
     /// The next `n` bytes, borrowed from the input.
     #[inline(always)]
     pub fn take(&mut self, n: usize) -> Result<&'de [u8], Error> {
-        if n > self.buf.len() - self.pos {
-            return Err(self.eof(n));
+        if n <= self.buf.len() - self.pos {
+            let s = &self.buf[self.pos..self.pos + n];
+            self.pos += n;
+            return Ok(s);
         }
-        let s = &self.buf[self.pos..self.pos + n];
+        self.buf = self.arrived_for(n)?;
+        let s = self
+            .buf
+            .get(self.pos..self.pos + n)
+            .ok_or_else(|| self.eof(n))?;
         self.pos += n;
         Ok(s)
     }
@@ -108,8 +177,17 @@ impl<'de> Reader<'de> {
     pub fn peek_array<const N: usize>(&self) -> Result<[u8; N], Error> {
         match self.buf.get(self.pos..self.pos + N) {
             Some(s) => Ok(s.try_into().expect("length N")),
-            None => Err(self.eof(N)),
+            None => self.peek_arriving(),
         }
+    }
+
+    /// `peek_array` when the bytes have not all arrived (or are not there at all).
+    #[cold]
+    #[inline(never)]
+    fn peek_arriving<const N: usize>(&self) -> Result<[u8; N], Error> {
+        let buf = self.arrived_for(N)?;
+        let s = buf.get(self.pos..self.pos + N).ok_or_else(|| self.eof(N))?;
+        Ok(s.try_into().expect("length N"))
     }
 
     /// Skips `n` bytes that must all be zero (padding).
@@ -137,6 +215,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            more: None,
         };
         let r = f(&mut sub)?;
         // Give back what the segment did not consume (none, for a real fixed segment).
@@ -156,6 +235,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            more: None,
         })
     }
 
@@ -181,6 +261,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base: 0,
             depth: self.depth,
+            more: None,
         };
         Ok((seg, self.position() - n))
     }
@@ -203,6 +284,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            more: None,
         };
         Ok((seg, start.saturating_sub(base)))
     }
@@ -243,11 +325,49 @@ impl<'de> Reader<'de> {
                 }))
             }
         };
+        if bytes > self.buf.len() - self.pos && self.more.is_some() {
+            return self.flat_vec_arriving(n, proof, swap);
+        }
         let src = self.take(bytes)?;
         let mut v: Vec<T> = Vec::with_capacity(n);
         fill_flat(&mut v.spare_capacity_mut()[..n], src, proof, swap);
         // SAFETY: `n <= capacity`, and `fill_flat` initialised all `n` elements: it wrote every
         // one of their `size_of::<T>() * n` bytes, and `Flat<T>` proves any bytes form a valid T.
+        unsafe { v.set_len(n) };
+        Ok(v)
+    }
+
+    /// `flat_vec` of an arriving message whose `n` values have not all arrived: the values
+    /// are copied (or swapped) a piece at a time, each piece as soon as it has arrived.
+    /// `flat_vec` has checked that the message's length holds them, and an `Arriving`
+    /// message already has a buffer that long, so the vector is at most as large as memory
+    /// the input has justified.
+    #[inline(never)]
+    fn flat_vec_arriving<T>(
+        &mut self,
+        n: usize,
+        proof: Flat<T>,
+        swap: bool,
+    ) -> Result<Vec<T>, Error> {
+        let size = core::mem::size_of::<T>();
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        let mut done = 0;
+        while done < n {
+            if self.buf.len() - self.pos < size {
+                self.buf = self.arrived_for(size)?;
+            }
+            let k = ((self.buf.len() - self.pos) / size).min(n - done);
+            let src = self.take(k * size)?;
+            fill_flat(
+                &mut v.spare_capacity_mut()[done..done + k],
+                src,
+                proof,
+                swap,
+            );
+            done += k;
+        }
+        // SAFETY: `n <= capacity`, and the pieces filled elements `[0, n)` one after another,
+        // each with every one of its bytes; `Flat<T>` proves any bytes form a valid T.
         unsafe { v.set_len(n) };
         Ok(v)
     }

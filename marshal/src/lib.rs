@@ -55,6 +55,11 @@
 pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
 pub use marshal_derive::Marshal;
 
+/// Decoding a message while it arrives: the GIOP transport decodes large bodies a piece at a
+/// time as they come off the socket ([`arriving::Arriving`], read through
+/// `marshal::giop::Message::parse_arriving`).
+pub use marshal_core::arriving;
+
 /// XDR (RFC 4506): entry points and traits.
 ///
 /// | Rust | XDR |

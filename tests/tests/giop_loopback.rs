@@ -317,3 +317,54 @@ fn a_timed_out_call_fails_and_the_next_one_reconnects() {
     // A new connection: the late reply to "stall" cannot be mistaken for this one's.
     assert_eq!(client.invoke::<(), i32>("quick", &()).unwrap(), 7);
 }
+
+/// Once a connection's buffers have room, large messages are decoded as they arrive. Whatever
+/// a decoder leaves unread is read past before the next message, on both sides: a request
+/// whose arguments fail early, a reply the client cannot decode, and a servant that answers
+/// without reading its (large) arguments. (The server reads such arguments before it sends
+/// the reply, so that a client still sending cannot block it; loopback's socket buffers are
+/// too large for this test to provoke that deadlock.)
+#[test]
+fn arriving_messages_leave_the_connection_in_step() {
+    let mut server = Server::bind("127.0.0.1:0").unwrap();
+    server.add("Bench", BenchServant);
+    server.add("Lazy", |call: &mut marshal::giop::Call<'_>| {
+        call.reply(&vec![7u8; 1 << 20])
+    });
+    let server = server.spawn().unwrap();
+    let mut client = Client::connect(&server.ior(BENCH_ID, b"Bench")).unwrap();
+    client
+        .set_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let ints: Vec<i32> = (0..1 << 18).collect();
+    let dirents = workloads::dirents(2000);
+    for _ in 0..3 {
+        let back: Vec<i32> = client.invoke("echo_ints", &ints).unwrap();
+        assert!(back == ints);
+        let back: Vec<workloads::DirEntry> = client.invoke("echo_dirents", &dirents).unwrap();
+        assert!(back == dirents);
+    }
+    // The server's decoder stops at the count (a Rect is 16 bytes, the request holds 4 per
+    // element), long before the megabyte after it has arrived.
+    match client.invoke::<Vec<i32>, Vec<workloads::Rect>>("echo_rects", &ints) {
+        Err(CallError::SystemException { repository_id, .. }) => {
+            assert!(repository_id.contains("MARSHAL"), "{repository_id}")
+        }
+        other => panic!("expected MARSHAL, got {other:?}"),
+    }
+    // The client's decoder stops at the count of the reply in the same way.
+    let e = client
+        .invoke::<Vec<i32>, Vec<workloads::Rect>>("echo_ints", &ints)
+        .unwrap_err();
+    assert!(matches!(e, CallError::Marshal(_)), "{e}");
+    let back: Vec<i32> = client.invoke("echo_ints", &ints).unwrap();
+    assert!(back == ints);
+
+    let mut lazy = Client::connect(&server.ior(BENCH_ID, b"Lazy")).unwrap();
+    lazy.set_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    for _ in 0..3 {
+        let back: Vec<u8> = lazy.invoke("anything", &vec![1u8; 4 << 20]).unwrap();
+        assert!(back.len() == 1 << 20 && back.iter().all(|&b| b == 7));
+    }
+}

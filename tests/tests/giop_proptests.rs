@@ -1,8 +1,10 @@
 //! Property tests of the GIOP messages and IORs: request and reply headers round-trip in every
 //! version and byte order; arbitrary or mutated bytes never make the message, header, IOR or
 //! reassembly code panic; reassembly never holds more than its cap and rejects streams that
-//! exceed it.
+//! exceed it; a message decoded as it arrives, in pieces of any size, decodes (or fails) as the
+//! whole message does.
 
+use marshal::arriving::Arriving;
 use marshal::cdr::ByteOrder;
 use marshal::giop::{
     encode_message, Ior, Message, MessageHeader, MessageKind, MsgType, Reassembler, ReplyHeader,
@@ -10,6 +12,93 @@ use marshal::giop::{
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
+use std::cell::Cell;
+use workloads::{DirEntry, DirEntryRef, Point, Rect, Stat};
+
+/// Delivers bytes in reads whose sizes cycle through `steps` (each at least 1).
+struct Trickle<'d> {
+    data: &'d [u8],
+    steps: Vec<usize>,
+    next: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let step = self.steps[self.next % self.steps.len()];
+        self.next += 1;
+        let n = buf.len().min(self.data.len()).min(step);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// A request body with sequences of every kind: flat (`long`, octet, `Rect`), strings inside
+/// structs, and a string.
+type Args = (Vec<i32>, Vec<DirEntry>, Vec<u8>, String, Vec<Rect>);
+
+fn request_body() -> impl Strategy<Value = Args> {
+    (
+        vec(any::<i32>(), 0..3000),
+        vec(
+            ("[a-z]{0,40}", any::<[u8; 16]>(), any::<i32>()).prop_map(|(name, chars, i)| {
+                DirEntry {
+                    name,
+                    st: Stat {
+                        ints: [i; 30],
+                        chars,
+                    },
+                }
+            }),
+            0..20,
+        ),
+        vec(any::<u8>(), 0..5000),
+        "[a-z ]{0,30}",
+        vec(any::<[i32; 4]>(), 0..200).prop_map(|v| {
+            v.into_iter()
+                .map(|[a, b, c, d]| Rect {
+                    a: Point { x: a, y: b },
+                    b: Point { x: c, y: d },
+                })
+                .collect()
+        }),
+    )
+}
+
+/// Parses `bytes` as it arrives in reads of `steps` bytes, the first `already` bytes having
+/// come with the header, and hands the body to `decode`: the result, or the parse error, as
+/// text.
+fn decode_arriving(
+    bytes: &[u8],
+    already: usize,
+    steps: Vec<usize>,
+    decode: impl FnOnce(marshal::giop::Body<'_>) -> String,
+) -> String {
+    let mut buf = vec![0u8; bytes.len()];
+    let already = already.min(bytes.len());
+    buf[..already].copy_from_slice(&bytes[..already]);
+    let filled = Cell::new(already);
+    let source = Trickle {
+        data: &bytes[already..],
+        steps,
+        next: 0,
+    };
+    let arriving = Arriving::new(&mut buf, &filled, source);
+    match Message::parse_arriving(&arriving) {
+        Ok(m) => decode(m.body()),
+        Err(e) => format!("{:?}", Err::<(), _>(e)),
+    }
+}
+
+/// The body decoded as `Args`, as text.
+fn args(body: marshal::giop::Body<'_>) -> String {
+    format!("{:?}", body.decode::<Args>())
+}
+
+/// The body decoded borrowing (names point into the message), as text.
+fn borrowed(body: marshal::giop::Body<'_>) -> String {
+    format!("{:?}", body.decode::<(Vec<i32>, Vec<DirEntryRef<'_>>)>())
+}
 
 fn order() -> impl Strategy<Value = ByteOrder> {
     prop_oneof![Just(ByteOrder::Big), Just(ByteOrder::Little)]
@@ -133,6 +222,45 @@ proptest! {
         let _ = Ior::parse(&format!("corbaloc::{}", String::from_utf8_lossy(&bytes)));
         let mut r = Reassembler::with_caps(1 << 10, 8);
         let _ = r.push(bytes);
+    }
+
+    /// A request decoded as it arrives, in reads of any sizes, decodes to what the whole
+    /// message decodes to, owned or borrowing; with bytes flipped after the header it fails
+    /// (or not) exactly as the whole message does.
+    #[test]
+    fn arriving_messages_decode_as_whole_ones(
+        v in version(),
+        o in order(),
+        body in request_body(),
+        steps in vec(1usize..3000, 1..8),
+        already in 12usize..200,
+        flips in vec((any::<usize>(), any::<u8>()), 0..4),
+    ) {
+        let head = RequestHeader {
+            request_id: 7,
+            response_flags: 3,
+            target: TargetAddress::Key(b"key"),
+            operation: b"op",
+            service_contexts: vec![],
+            principal: &[],
+        };
+        let mut bytes = Vec::new();
+        encode_message(&mut bytes, v, o, &head, &body).unwrap();
+        let whole = Message::parse(&bytes).unwrap().body().decode::<Args>().unwrap();
+        prop_assert_eq!(&whole, &body);
+        let ok = format!("{:?}", Ok::<_, marshal::Error>(&body));
+        prop_assert_eq!(decode_arriving(&bytes, already, steps.clone(), args), ok);
+        let whole_borrowed = borrowed(Message::parse(&bytes).unwrap().body());
+        prop_assert_eq!(decode_arriving(&bytes, already, steps.clone(), borrowed), whole_borrowed);
+        for (at, x) in &flips {
+            let n = bytes.len() - HEADER_LEN;
+            bytes[HEADER_LEN + at % n] ^= x | 1;
+        }
+        let whole = match Message::parse(&bytes) {
+            Ok(m) => args(m.body()),
+            Err(e) => format!("{:?}", Err::<(), _>(e)),
+        };
+        prop_assert_eq!(decode_arriving(&bytes, already, steps, args), whole);
     }
 
     /// Valid messages with a GIOP-looking header over random bytes: parse must not panic.

@@ -13,6 +13,11 @@ use marshal_core::{Error, ErrorKind};
 #[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 pub(crate) const VECTORED_MIN: usize = 16 * 1024;
 
+/// Largest single write. One `write` of a megabyte lets the kernel queue most of it before
+/// pushing (it pushes mid-write only once half the window is unsent), so the receiver gets it
+/// in a few late bursts; writes of this size each end in a push and keep both sides busy.
+const SEND_PIECE: usize = 512 * 1024;
+
 /// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
 /// the large slice. An I/O error is kept (the encoder only sees that it failed).
 #[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
@@ -29,8 +34,17 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
     }
     fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
         self.spilled |= !large.is_empty();
-        let mut bufs = [IoSlice::new(head), IoSlice::new(large)];
-        write_all_vectored(self.socket, &mut bufs).map_err(|e| {
+        let first = large.len().min(SEND_PIECE.saturating_sub(head.len()));
+        let (first, rest) = large.split_at(first);
+        let mut bufs = [IoSlice::new(head), IoSlice::new(first)];
+        let mut r = write_all_vectored(self.socket, &mut bufs);
+        for piece in rest.chunks(SEND_PIECE) {
+            if r.is_err() {
+                break;
+            }
+            r = self.socket.write_all(piece);
+        }
+        r.map_err(|e| {
             let what = e.to_string();
             self.io_error = Some(e);
             Error::without_offset(ErrorKind::Custom(format!("socket write failed: {what}")))

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use marshal_core::Reader;
 use wire_iiop::giop::{
-    Ior, Message, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException,
-    TargetAddress, Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
+    Ior, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException, TargetAddress,
+    Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
@@ -242,11 +242,13 @@ impl Client {
 
     fn await_reply<Ret: for<'de> Decode<'de>>(&mut self, id: u32) -> Result<Next<Ret>, CallError> {
         loop {
-            let bytes = self.rx.receive().map_err(|e| match e {
+            let incoming = self.rx.receive().map_err(|e| match e {
                 RecvError::Io(e) => CallError::Transport(e),
                 RecvError::Protocol(e) => CallError::Protocol(e.to_string()),
             })?;
-            let msg = Message::parse(bytes).map_err(|e| CallError::Protocol(e.to_string()))?;
+            let msg = incoming
+                .parse()
+                .map_err(|e| CallError::Protocol(e.to_string()))?;
             let body = msg.body();
             let head = match msg.kind {
                 MessageKind::Reply(h) if h.request_id == id => h,
@@ -266,12 +268,17 @@ impl Client {
                 }
             };
             self.reply_order = body.order();
-            let marshal = |e: marshal_core::Error| CallError::Marshal(e);
+            // A decode error because the reply stopped arriving is the transport's.
+            let marshal = |e: marshal_core::Error| match incoming.io_error() {
+                Some(io) => CallError::Transport(io),
+                None => CallError::Marshal(e),
+            };
             return Ok(match head.status {
                 ReplyStatus::NoException => Next::Done(body.decode::<Ret>().map_err(marshal)),
                 ReplyStatus::UserException => {
                     let mut r = body.reader();
                     let repository_id = String::decode(&mut r, body.order()).map_err(marshal)?;
+                    r.arrive_all().map_err(marshal)?;
                     self.exception_base = r.position();
                     Next::Done(Err(CallError::UserException {
                         repository_id,

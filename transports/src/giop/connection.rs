@@ -1,12 +1,14 @@
 //! One GIOP connection: framing of received messages (with fragment reassembly) and sending
 //! of measured messages with vectored writes.
 
+use std::cell::Cell;
 use std::io;
 use std::net::TcpStream;
 
+use marshal_core::arriving::Arriving;
 use marshal_core::writer::write_spilling;
 use wire_iiop::giop::{
-    measure, write, MessageHead, MessageHeader, MsgType, Reassembler, Version, HEADER_LEN,
+    measure, write, Message, MessageHead, MessageHeader, MsgType, Reassembler, Version, HEADER_LEN,
 };
 use wire_iiop::{ByteOrder, Encode};
 
@@ -42,6 +44,37 @@ pub(crate) struct Rx {
     reassembler: Reassembler,
     assembled: Vec<u8>,
     max_message: usize,
+    /// Of the message last handed out as arriving: its length, and (in the cell the
+    /// `Arriving` advances) how much of it has been read from the socket.
+    arriving_len: usize,
+    filled: Cell<usize>,
+}
+
+/// A received message: whole, or arriving (its header has come and the rest is read as it is
+/// decoded).
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    Whole(&'a [u8]),
+    Arriving(Arriving<'a, &'a TcpStream>),
+}
+
+impl Incoming<'_> {
+    /// Parses the message (an arriving one as far as its headers).
+    pub(crate) fn parse(&self) -> Result<Message<'_>, marshal_core::Error> {
+        match self {
+            Incoming::Whole(bytes) => Message::parse(bytes),
+            Incoming::Arriving(more) => Message::parse_arriving(more),
+        }
+    }
+
+    /// The I/O error that stopped an arriving message, if one did: a decode error after it
+    /// is the transport's, and the connection has lost its framing.
+    pub(crate) fn io_error(&self) -> Option<io::Error> {
+        match self {
+            Incoming::Whole(_) => None,
+            Incoming::Arriving(more) => more.take_io_error(),
+        }
+    }
 }
 
 /// The sending half.
@@ -64,13 +97,19 @@ pub(crate) fn split(stream: TcpStream, max_message: usize) -> io::Result<(Rx, Tx
         reassembler: Reassembler::with_caps(max_message, wire_iiop::giop::DEFAULT_MAX_FRAGMENTS),
         assembled: Vec::new(),
         max_message,
+        arriving_len: 0,
+        filled: Cell::new(0),
     };
     Ok((rx, tx))
 }
 
 impl Rx {
-    /// Reads until one whole message is there (reassembling fragments) and returns it.
-    pub(crate) fn receive(&mut self) -> Result<&[u8], RecvError> {
+    /// Reads the next message. When the buffer already has room for all of it (it keeps the
+    /// size of the largest message so far), the message is handed out as soon as its 12-byte
+    /// header is in, to be decoded as it arrives; otherwise it is read whole first, so that
+    /// the buffer grows only with bytes that came (and fragments are reassembled).
+    pub(crate) fn receive(&mut self) -> Result<Incoming<'_>, RecvError> {
+        self.finish_arriving().map_err(RecvError::Io)?;
         loop {
             read_into(&mut self.stream, &mut self.buf, 0, HEADER_LEN).map_err(RecvError::Io)?;
             let head: &[u8; HEADER_LEN] = self.buf[..HEADER_LEN].try_into().expect("12 bytes");
@@ -85,12 +124,19 @@ impl Rx {
                     8,
                 )));
             }
+            let whole = !h.more_fragments && h.msg_type != MsgType::Fragment;
+            let len = HEADER_LEN + size;
+            if whole && self.buf.len() >= len {
+                self.arriving_len = len;
+                self.filled.set(HEADER_LEN);
+                let more = Arriving::new(&mut self.buf[..len], &self.filled, &self.stream);
+                return Ok(Incoming::Arriving(more));
+            }
             read_into(&mut self.stream, &mut self.buf, HEADER_LEN, size).map_err(RecvError::Io)?;
-            let msg = &self.buf[..HEADER_LEN + size];
-            if !h.more_fragments && h.msg_type != MsgType::Fragment {
+            let msg = &self.buf[..len];
+            if whole {
                 // The common case: no copy.
-                let n = msg.len();
-                return Ok(&self.buf[..n]);
+                return Ok(Incoming::Whole(&self.buf[..len]));
             }
             if let Some(whole) = self
                 .reassembler
@@ -98,9 +144,20 @@ impl Rx {
                 .map_err(RecvError::Protocol)?
             {
                 self.assembled = whole;
-                return Ok(&self.assembled);
+                return Ok(Incoming::Whole(&self.assembled));
             }
         }
+    }
+
+    /// Reads (and drops) what the decoder left of the last arriving message, so that the
+    /// next read starts at a message header.
+    fn finish_arriving(&mut self) -> io::Result<()> {
+        let len = core::mem::take(&mut self.arriving_len);
+        let at = self.filled.get().min(len);
+        if at < len {
+            read_into(&mut self.stream, &mut self.buf, at, len - at)?;
+        }
+        Ok(())
     }
 }
 

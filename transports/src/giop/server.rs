@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 
 use marshal_core::Error;
 use wire_iiop::giop::{
-    Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
+    Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus,
     MessageError, MessageKind, ReplyHeader, ReplyStatus, RequestHeader, ServiceContext,
     SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
 };
@@ -144,6 +144,12 @@ impl<'a> Call<'a> {
         if !self.header.response_expected() {
             self.replied = true;
             return Ok(());
+        }
+        // The whole request is read before the reply goes out: a client still sending a
+        // large request is not reading, and a large reply would block on it.
+        if let Err(e) = self.body.arrive_all() {
+            self.replied = true;
+            return Err(e);
         }
         let head = ReplyHeader {
             request_id: self.header.request_id,
@@ -365,15 +371,15 @@ fn serve_messages(mut rx: Rx, tx: &mut Tx, shared: &Shared) {
     let mut version = Version::V1_0;
     let mut order = ByteOrder::Big;
     loop {
-        let bytes = match rx.receive() {
-            Ok(b) => b,
+        let incoming = match rx.receive() {
+            Ok(m) => m,
             Err(RecvError::Io(_)) => break,
             Err(RecvError::Protocol(_)) => {
                 let _ = tx.send(version, order, &MessageError::default(), &());
                 return;
             }
         };
-        let msg = match Message::parse(bytes) {
+        let msg = match incoming.parse() {
             Ok(m) => m,
             Err(_) => {
                 let _ = tx.send(version, order, &MessageError::default(), &());

@@ -2,6 +2,7 @@
 //! the body (aligned to 8 in GIOP 1.2), and the parse of a received message into its header
 //! and a body still to be decoded.
 
+use marshal_core::arriving::Refill;
 use marshal_core::{Error, ErrorKind, Reader, Writer, DEFAULT_MAX_DEPTH};
 
 use super::headers::{
@@ -140,15 +141,22 @@ pub struct Message<'a> {
 /// to the start of the message.
 #[derive(Debug, Clone, Copy)]
 pub struct Body<'a> {
+    /// The body, or the part of it that has arrived (`more` then brings the rest).
     bytes: &'a [u8],
     pos: usize,
     order: ByteOrder,
+    more: Option<&'a dyn Refill>,
 }
 
 impl<'a> Body<'a> {
     /// A body of `bytes` that sits at offset `pos` of a message in `order`.
     pub fn new(bytes: &'a [u8], pos: usize, order: ByteOrder) -> Self {
-        Body { bytes, pos, order }
+        Body {
+            bytes,
+            pos,
+            order,
+            more: None,
+        }
     }
     /// Decodes a `T` that takes the whole body.
     pub fn decode<T: Decode<'a>>(&self) -> Result<T, Error> {
@@ -157,11 +165,20 @@ impl<'a> Body<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// A reader over the body, positioned relative to the start of the message.
+    /// A reader over the body, positioned relative to the start of the message (decoding as
+    /// it arrives, for a message from [`Message::parse_arriving`]).
     pub fn reader(&self) -> Reader<'a> {
-        Reader::new(self.bytes, self.pos)
+        match self.more {
+            None => Reader::new(self.bytes, self.pos),
+            Some(more) => Reader::arriving(more, self.pos),
+        }
     }
-    /// The body's bytes.
+    /// Waits for the rest of an arriving body (nothing to do for others): what a server does
+    /// before it answers a request whose arguments it did not read.
+    pub fn arrive_all(&self) -> Result<(), Error> {
+        self.reader().arrive_all()
+    }
+    /// The body's bytes (of an arriving message, those that had arrived when it was parsed).
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
     }
@@ -203,8 +220,36 @@ impl<'a> Message<'a> {
                 8,
             ));
         }
+        Self::parse_after_header(header, Reader::new(&bytes[HEADER_LEN..], HEADER_LEN), None)
+    }
+
+    /// Parses a message that is still arriving through `more` (its first 12 bytes included;
+    /// its size must be `more`'s length). The headers are read as they arrive; the body is
+    /// decoded as it arrives when [`Body::reader`] or [`Body::decode`] reads it.
+    pub fn parse_arriving(more: &'a dyn Refill) -> Result<Message<'a>, Error> {
+        let mut r = Reader::arriving(more, 0);
+        let head: [u8; HEADER_LEN] = r.array()?;
+        let header = MessageHeader::parse(&head)?;
+        let want = HEADER_LEN as u64 + u64::from(header.size);
+        if more.message_len() as u64 != want {
+            return Err(Error::new(
+                ErrorKind::Custom(format!(
+                    "message_size says {want} bytes in all, the message has {}",
+                    more.message_len()
+                )),
+                8,
+            ));
+        }
+        Self::parse_after_header(header, r, Some(more))
+    }
+
+    /// Parses the message's own header from `r` (just after the 12-byte header).
+    fn parse_after_header(
+        header: MessageHeader,
+        mut r: Reader<'a>,
+        more: Option<&'a dyn Refill>,
+    ) -> Result<Message<'a>, Error> {
         let (v, o) = (header.version, header.order);
-        let mut r = Reader::new(&bytes[HEADER_LEN..], HEADER_LEN);
         let (kind, has_body) = match header.msg_type {
             MsgType::Request => (
                 MessageKind::Request(RequestHeader::decode(v, &mut r, o)?),
@@ -238,7 +283,12 @@ impl<'a> Message<'a> {
             let n = pad(r.position(), 8);
             r.take(n).map_err(|e| e.in_field("body alignment"))?;
         }
-        let body = Body::new(r.rest(), r.position(), o);
+        let body = Body {
+            bytes: r.rest(),
+            pos: r.position(),
+            order: o,
+            more,
+        };
         Ok(Message { header, kind, body })
     }
 
