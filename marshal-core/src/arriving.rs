@@ -267,8 +267,11 @@ mod tests {
         let mut r = Reader::arriving(&arriving, 0);
         assert_eq!(r.remaining(), 16);
         let e = r.take(8).unwrap_err();
-        assert!(e.to_string().contains("closed in the middle"), "{e}");
-        assert_eq!(e.offset(), Some(3));
+        assert!(
+            e.to_string().contains("stopped arriving after 3 of its 16"),
+            "{e}"
+        );
+        assert_eq!(e.offset(), Some(0));
         assert_eq!(
             arriving.take_io_error().map(|e| e.kind()),
             Some(io::ErrorKind::UnexpectedEof)

@@ -90,30 +90,28 @@ impl<'de> Reader<'de> {
     /// [`Reader::rest`] is all of it.
     pub fn arrive_all(&mut self) -> Result<(), Error> {
         if let Some(more) = self.more {
-            self.buf = self.arrived_for(more.message_len().saturating_sub(self.position()))?;
+            let n = more.message_len().saturating_sub(self.position());
+            self.buf = self.arrived_for(n).ok_or_else(|| self.eof(n))?;
         }
         Ok(())
     }
 
     /// Waits until at least `n` more bytes have arrived (an arriving message) and returns the
-    /// longer `buf`, or fails as the end of the input. It takes `&self` and returns the new
-    /// `buf` rather than storing it: a `&mut self` call on the hot paths' cold branches would
-    /// keep every reader in memory instead of registers.
+    /// longer `buf`; `None` if they cannot come (no more input, the message ends first, or
+    /// the source failed: [`Reader::eof`] says which). It takes `&self` and returns the new
+    /// `buf` in registers rather than storing it: a `&mut self` call, or a returned `Error`,
+    /// on the hot paths' cold branches would keep readers in memory and grow every inlined
+    /// length check.
     #[cold]
     #[inline(never)]
-    fn arrived_for(&self, n: usize) -> Result<&'de [u8], Error> {
-        let Some(more) = self.more else {
-            return Err(self.eof(n));
-        };
-        let end = match self.position().checked_add(n) {
-            Some(end) if end <= more.message_len() => end,
-            _ => return Err(self.eof(n)),
-        };
-        let buf = more.fill(end)?.get(self.base..).unwrap_or(&[]);
-        if n > buf.len().saturating_sub(self.pos) {
-            return Err(self.eof(n));
+    fn arrived_for(&self, n: usize) -> Option<&'de [u8]> {
+        let more = self.more?;
+        let end = self.position().checked_add(n)?;
+        if end > more.message_len() {
+            return None;
         }
-        Ok(buf)
+        let buf = more.fill(end).ok()?.get(self.base..)?;
+        (n <= buf.len().saturating_sub(self.pos)).then_some(buf)
     }
 
     /// An error of `kind` at the current position.
@@ -132,6 +130,16 @@ impl<'de> Reader<'de> {
     #[cold]
     #[inline(never)]
     fn eof(&self, needed: usize) -> Error {
+        if let Some(more) = self.more {
+            let arrived = more.arrived().len();
+            if self.position().saturating_add(needed) <= more.message_len() {
+                return self.error(ErrorKind::Custom(format!(
+                    "the message stopped arriving after {arrived} of its {} bytes \
+                     ({needed} more needed here)",
+                    more.message_len()
+                )));
+            }
+        }
         self.error(ErrorKind::UnexpectedEnd {
             needed,
             remaining: self.remaining(),
@@ -141,18 +149,18 @@ impl<'de> Reader<'de> {
     /// The next `n` bytes, borrowed from the input.
     #[inline(always)]
     pub fn take(&mut self, n: usize) -> Result<&'de [u8], Error> {
-        if n <= self.buf.len() - self.pos {
-            let s = &self.buf[self.pos..self.pos + n];
-            self.pos += n;
-            return Ok(s);
+        // Runs at most twice: `arrived_for` returns a `buf` with the `n` bytes or nothing.
+        loop {
+            if n <= self.buf.len() - self.pos {
+                let s = &self.buf[self.pos..self.pos + n];
+                self.pos += n;
+                return Ok(s);
+            }
+            match self.arrived_for(n) {
+                Some(buf) => self.buf = buf,
+                None => return Err(self.eof(n)),
+            }
         }
-        self.buf = self.arrived_for(n)?;
-        let s = self
-            .buf
-            .get(self.pos..self.pos + n)
-            .ok_or_else(|| self.eof(n))?;
-        self.pos += n;
-        Ok(s)
     }
 
     /// The next `N` bytes as an array (one primitive).
@@ -185,8 +193,10 @@ impl<'de> Reader<'de> {
     #[cold]
     #[inline(never)]
     fn peek_arriving<const N: usize>(&self) -> Result<[u8; N], Error> {
-        let buf = self.arrived_for(N)?;
-        let s = buf.get(self.pos..self.pos + N).ok_or_else(|| self.eof(N))?;
+        let s = self
+            .arrived_for(N)
+            .and_then(|buf| buf.get(self.pos..self.pos + N))
+            .ok_or_else(|| self.eof(N))?;
         Ok(s.try_into().expect("length N"))
     }
 
@@ -354,7 +364,7 @@ impl<'de> Reader<'de> {
         let mut done = 0;
         while done < n {
             if self.buf.len() - self.pos < size {
-                self.buf = self.arrived_for(size)?;
+                self.buf = self.arrived_for(size).ok_or_else(|| self.eof(size))?;
             }
             let k = ((self.buf.len() - self.pos) / size).min(n - done);
             let src = self.take(k * size)?;

@@ -192,6 +192,20 @@ impl<'a> Body<'a> {
     }
 }
 
+/// Checks that a message of `len` bytes in all is as long as its header says.
+fn check_size(header: &MessageHeader, len: usize) -> Result<(), Error> {
+    let want = HEADER_LEN as u64 + u64::from(header.size);
+    if len as u64 != want {
+        return Err(Error::new(
+            ErrorKind::Custom(format!(
+                "message_size says {want} bytes in all, the message has {len}"
+            )),
+            8,
+        ));
+    }
+    Ok(())
+}
+
 impl<'a> Message<'a> {
     /// Parses a whole message (its 12-byte header included; its size must match). A message
     /// whose "more fragments" flag is set parses as far as its header goes, but should be
@@ -210,16 +224,7 @@ impl<'a> Message<'a> {
                 )
             })?;
         let header = MessageHeader::parse(head)?;
-        let want = HEADER_LEN as u64 + u64::from(header.size);
-        if bytes.len() as u64 != want {
-            return Err(Error::new(
-                ErrorKind::Custom(format!(
-                    "message_size says {want} bytes in all, the message has {}",
-                    bytes.len()
-                )),
-                8,
-            ));
-        }
+        check_size(&header, bytes.len())?;
         Self::parse_after_header(header, Reader::new(&bytes[HEADER_LEN..], HEADER_LEN), None)
     }
 
@@ -230,16 +235,7 @@ impl<'a> Message<'a> {
         let mut r = Reader::arriving(more, 0);
         let head: [u8; HEADER_LEN] = r.array()?;
         let header = MessageHeader::parse(&head)?;
-        let want = HEADER_LEN as u64 + u64::from(header.size);
-        if more.message_len() as u64 != want {
-            return Err(Error::new(
-                ErrorKind::Custom(format!(
-                    "message_size says {want} bytes in all, the message has {}",
-                    more.message_len()
-                )),
-                8,
-            ));
-        }
+        check_size(&header, more.message_len())?;
         Self::parse_after_header(header, r, Some(more))
     }
 
