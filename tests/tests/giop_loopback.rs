@@ -368,3 +368,73 @@ fn arriving_messages_leave_the_connection_in_step() {
         assert!(back.len() == 1 << 20 && back.iter().all(|&b| b == 7));
     }
 }
+
+/// A read takes whatever has arrived, so one read can bring in the next messages too: they
+/// stay in the buffer and are answered in order, whether they are whole, fragments, or a
+/// oneway call, and whether the buffer was grown by an earlier large message or not.
+#[test]
+fn messages_sent_in_one_write_are_each_answered() {
+    let server = bench_server();
+    let mut s = TcpStream::connect(server.local_addr()).unwrap();
+    let big: Vec<i32> = (0..20_000).collect();
+    let small = vec![7i32, 8, 9];
+    let encode = |out: &mut Vec<u8>, id: u32, flags: u8, v: &Vec<i32>| {
+        encode_message(
+            out,
+            Version::V1_2,
+            ByteOrder::Little,
+            &request(id, b"Bench", "echo_ints", flags),
+            v,
+        )
+        .unwrap();
+    };
+    for round in 0..2 {
+        let mut out = Vec::new();
+        let locate = LocateRequestHeader {
+            request_id: 1,
+            target: TargetAddress::Key(b"Bench"),
+        };
+        encode_message(&mut out, Version::V1_2, ByteOrder::Little, &locate, &()).unwrap();
+        encode(&mut out, 2, RESPONSE_EXPECTED, &small);
+        encode(&mut out, 3, 0, &small); // oneway: no reply
+                                        // Request 4 in two fragments.
+        let mut whole = Vec::new();
+        encode(&mut whole, 4, RESPONSE_EXPECTED, &small);
+        let cut = 40;
+        let mut first = MessageHeader::parse(whole[..12].try_into().unwrap()).unwrap();
+        first.more_fragments = true;
+        first.size = (cut - HEADER_LEN) as u32;
+        out.extend(first.to_bytes());
+        out.extend(&whole[HEADER_LEN..cut]);
+        let mut frag = MessageHeader::new(Version::V1_2, ByteOrder::Little, MsgType::Fragment, 0);
+        frag.size = (4 + whole.len() - cut) as u32;
+        out.extend(frag.to_bytes());
+        out.extend(4u32.to_le_bytes());
+        out.extend(&whole[cut..]);
+        encode(&mut out, 5, RESPONSE_EXPECTED, &big);
+        encode(&mut out, 6, RESPONSE_EXPECTED, &small);
+        s.write_all(&out).unwrap();
+        for (id, want) in [
+            (1, None),
+            (2, Some(&small)),
+            (4, Some(&small)),
+            (5, Some(&big)),
+        ]
+        .into_iter()
+        .chain([(6, Some(&small))])
+        {
+            let reply = read_message(&mut s);
+            let m = Message::parse(&reply).unwrap();
+            match (&m.kind, want) {
+                (MessageKind::LocateReply(h), None) => {
+                    assert_eq!((h.request_id, h.status), (id, LocateStatus::ObjectHere))
+                }
+                (MessageKind::Reply(h), Some(v)) => {
+                    assert_eq!((h.request_id, h.status), (id, ReplyStatus::NoException));
+                    assert_eq!(&m.body().decode::<Vec<i32>>().unwrap(), v, "round {round}");
+                }
+                (other, _) => panic!("round {round}, request {id}: {other:?}"),
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! of measured messages with vectored writes.
 
 use std::cell::Cell;
-use std::io;
+use std::io::{self, Read};
 use std::net::TcpStream;
 
 use marshal_core::arriving::Arriving;
@@ -44,6 +44,10 @@ pub(crate) struct Rx {
     reassembler: Reassembler,
     assembled: Vec<u8>,
     max_message: usize,
+    /// `buf[..have]` came from the socket; the message last handed out took `buf[..taken]`,
+    /// and what follows it is the start of the next one (a read takes whatever has arrived).
+    have: usize,
+    taken: usize,
     /// Of the message last handed out as arriving: its length, and (in the cell the
     /// `Arriving` advances) how much of it has been read from the socket.
     arriving_len: usize,
@@ -97,6 +101,8 @@ pub(crate) fn split(stream: TcpStream, max_message: usize) -> io::Result<(Rx, Tx
         reassembler: Reassembler::with_caps(max_message, wire_iiop::giop::DEFAULT_MAX_FRAGMENTS),
         assembled: Vec::new(),
         max_message,
+        have: 0,
+        taken: 0,
         arriving_len: 0,
         filled: Cell::new(0),
     };
@@ -104,14 +110,16 @@ pub(crate) fn split(stream: TcpStream, max_message: usize) -> io::Result<(Rx, Tx
 }
 
 impl Rx {
-    /// Reads the next message. When the buffer already has room for all of it (it keeps the
-    /// size of the largest message so far), the message is handed out as soon as its 12-byte
-    /// header is in, to be decoded as it arrives; otherwise it is read whole first, so that
-    /// the buffer grows only with bytes that came (and fragments are reassembled).
+    /// Reads the next message. One read takes whatever has arrived, up to the buffer's
+    /// length, so a message that is all there costs one system call, and bytes of the next
+    /// message stay for the next call. When the buffer has room for the whole message (it
+    /// keeps the size of the largest so far) but part is still to come, the message is handed
+    /// out to be decoded as it arrives; otherwise its rest is read first, so that the buffer
+    /// grows only with bytes that came (and fragments are reassembled).
     pub(crate) fn receive(&mut self) -> Result<Incoming<'_>, RecvError> {
         self.finish_arriving().map_err(RecvError::Io)?;
         loop {
-            read_into(&mut self.stream, &mut self.buf, 0, HEADER_LEN).map_err(RecvError::Io)?;
+            self.next_header().map_err(RecvError::Io)?;
             let head: &[u8; HEADER_LEN] = self.buf[..HEADER_LEN].try_into().expect("12 bytes");
             let h = MessageHeader::parse(head).map_err(RecvError::Protocol)?;
             let size = h.size as usize;
@@ -126,21 +134,26 @@ impl Rx {
             }
             let whole = !h.more_fragments && h.msg_type != MsgType::Fragment;
             let len = HEADER_LEN + size;
-            if whole && self.buf.len() >= len {
-                self.arriving_len = len;
-                self.filled.set(HEADER_LEN);
-                let more = Arriving::new(&mut self.buf[..len], &self.filled, &self.stream);
-                return Ok(Incoming::Arriving(more));
+            self.taken = len;
+            if self.have < len {
+                if whole && self.buf.len() >= len {
+                    self.arriving_len = len;
+                    self.filled.set(self.have);
+                    let more = Arriving::new(&mut self.buf[..len], &self.filled, &self.stream);
+                    return Ok(Incoming::Arriving(more));
+                }
+                read_into(&mut self.stream, &mut self.buf, self.have, len - self.have)
+                    .map_err(RecvError::Io)?;
+                self.have = len;
             }
-            read_into(&mut self.stream, &mut self.buf, HEADER_LEN, size).map_err(RecvError::Io)?;
-            let msg = &self.buf[..len];
             if whole {
                 // The common case: no copy.
                 return Ok(Incoming::Whole(&self.buf[..len]));
             }
+            let fragment = self.buf[..len].to_vec();
             if let Some(whole) = self
                 .reassembler
-                .push(msg.to_vec())
+                .push(fragment)
                 .map_err(RecvError::Protocol)?
             {
                 self.assembled = whole;
@@ -149,14 +162,38 @@ impl Rx {
         }
     }
 
+    /// Drops the message last handed out and reads until a whole header is at the start of
+    /// the buffer.
+    fn next_header(&mut self) -> io::Result<()> {
+        let taken = core::mem::take(&mut self.taken);
+        self.buf.copy_within(taken..self.have, 0);
+        self.have -= taken;
+        if self.buf.len() < HEADER_LEN {
+            self.buf.resize(HEADER_LEN, 0);
+        }
+        while self.have < HEADER_LEN {
+            match (&self.stream).read(&mut self.buf[self.have..]) {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(k) => self.have += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Reads (and drops) what the decoder left of the last arriving message, so that the
     /// next read starts at a message header.
     fn finish_arriving(&mut self) -> io::Result<()> {
         let len = core::mem::take(&mut self.arriving_len);
+        if len == 0 {
+            return Ok(());
+        }
         let at = self.filled.get().min(len);
         if at < len {
             read_into(&mut self.stream, &mut self.buf, at, len - at)?;
         }
+        self.have = len;
         Ok(())
     }
 }
