@@ -34,11 +34,11 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
     }
     fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
         self.spilled |= !large.is_empty();
-        let first = large.len().min(SEND_PIECE.saturating_sub(head.len()));
+        let (first, piece) = send_pieces(head.len(), large.len());
         let (first, rest) = large.split_at(first);
         let mut bufs = [IoSlice::new(head), IoSlice::new(first)];
         let mut r = write_all_vectored(self.socket, &mut bufs);
-        for piece in rest.chunks(SEND_PIECE) {
+        for piece in rest.chunks(piece) {
             if r.is_err() {
                 break;
             }
@@ -50,6 +50,18 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
             Error::without_offset(ErrorKind::Custom(format!("socket write failed: {what}")))
         })
     }
+}
+
+/// How a spill of `head` and `large` bytes is cut into writes: `(first, piece)`, where the
+/// first write carries `head` and `first` bytes of `large`, and the rest of `large` goes in
+/// writes of `piece` bytes (the last one shorter by less than the number of writes). The
+/// pieces are as equal as they can be and none exceeds [`SEND_PIECE`] (unless `head` alone
+/// does), so no short write trails a long one: each write ends in a push, and a short last
+/// one would cost a segment and a wake-up of its own.
+fn send_pieces(head: usize, large: usize) -> (usize, usize) {
+    let total = head + large;
+    let piece = total.div_ceil(total.div_ceil(SEND_PIECE).max(1)).max(1);
+    (large.min(piece.saturating_sub(head)), piece)
 }
 
 /// Reads exactly `n` bytes into `buf[at..at + n]`, growing `buf` only as data arrives (at
@@ -80,4 +92,41 @@ pub(crate) fn read_into(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spills_go_out_in_equal_pieces() {
+        for (head, large) in [
+            (0, 0),
+            (60, 16 << 10),
+            (60, 1 << 20),
+            (28, (1 << 20) + 1),
+            (0, SEND_PIECE),
+            (12, 4 << 20),
+            (SEND_PIECE + 5, 100),
+        ] {
+            let (first, piece) = send_pieces(head, large);
+            let mut writes = vec![head + first];
+            writes.extend(
+                (first..large)
+                    .step_by(piece)
+                    .map(|at| piece.min(large - at)),
+            );
+            assert_eq!(writes.iter().sum::<usize>(), head + large);
+            let (lo, hi) = (writes.iter().min().unwrap(), writes.iter().max().unwrap());
+            if head <= SEND_PIECE {
+                assert!(*hi <= SEND_PIECE, "{head} {large}: {writes:?}");
+                assert!(hi - lo < writes.len(), "{head} {large}: {writes:?}");
+            }
+            assert_eq!(
+                writes.len(),
+                (head + large).div_ceil(SEND_PIECE).max(1),
+                "{head} {large}: {writes:?}"
+            );
+        }
+    }
 }
