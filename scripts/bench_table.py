@@ -96,12 +96,12 @@ for op in ["encode", "decode"]:
                     cells.append(f"{v:.2f} ({m / v:.1f}×)")
             print(f"| {size} | " + " | ".join(cells) + " |")
 
-for payload in ["octets", "ints"]:
-    group = f"giop_roundtrip_{payload}"
+for payload in [p + "/" + q for p in ["roundtrip", "roundtrip_one_cpu"] for q in ["octets", "ints"]]:
+    group = "giop_" + payload.replace("/", "_")
     if not os.path.isdir(os.path.join(root, group)):
         continue
     impls = ["rust-rust", "omniorb-omniorb", "rust-omniorb"]
-    print(f"\n**giop/roundtrip/{payload}** — median µs per call (payload MB/s); in brackets rust-rust's speed-up over each")
+    print(f"\n**giop/{payload}** — median µs per call (payload MB/s); in brackets rust-rust's speed-up over each")
     print("| size | " + " | ".join(impls) + " |")
     print("|---|" + "---|" * len(impls))
     for size in ["64B", "64KiB", "1MiB"]:

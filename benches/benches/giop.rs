@@ -6,6 +6,13 @@
 //! `rust-omniorb`, is the Rust client calling the omniORB server. Groups are
 //! `giop/roundtrip/<payload>`; throughput is the payload bytes of one call.
 //!
+//! The groups run twice: as the scheduler places the threads (`giop/roundtrip/..`), and with
+//! every thread of both pairs, the `omni-server` process included, held to one CPU
+//! (`giop/roundtrip_one_cpu/..`, through [`OneCpu`]). On a VM whose idle vCPUs halt
+//! (cpuidle `haltpoll` without polling), each wake-up of a thread on the other vCPU costs
+//! tens of microseconds, two per round trip, for either implementation; on one CPU the round
+//! trip costs what the two ends and the kernel do.
+//!
 //! Run: `cargo bench -p marshal-benches --bench giop`.
 
 use std::hint::black_box;
@@ -13,6 +20,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use marshal::giop::{Client, Ior, Server};
+use marshal_benches::one_cpu::OneCpu;
 use omniorb_peer::{OmniClient, OmniServer};
 use workloads::bench_object::{BenchServant, BENCH_ID};
 use workloads::size_label;
@@ -20,6 +28,15 @@ use workloads::size_label;
 const SIZES: [usize; 3] = [64, 64 << 10, 1 << 20];
 
 fn roundtrips(c: &mut Criterion) {
+    pairs(c, "giop/roundtrip");
+    let pin = OneCpu::pin().expect("pin to one CPU");
+    pairs(c, "giop/roundtrip_one_cpu");
+    drop(pin);
+}
+
+/// Both pairs' servers and clients, started by the calling thread (so that they inherit its
+/// CPU mask), and the octet and long groups under `prefix`.
+fn pairs(c: &mut Criterion, prefix: &str) {
     let mut server = Server::bind("127.0.0.1:0").expect("bind");
     server.add("Bench", BenchServant);
     let rust_server = server.spawn().expect("spawn");
@@ -29,7 +46,7 @@ fn roundtrips(c: &mut Criterion) {
     let mut rust_omni = Client::connect(&omni_ior).expect("connect to omniORB");
     let mut omni_omni = OmniClient::connect(omni_server.ior()).expect("omniORB connects");
 
-    let mut g = c.benchmark_group("giop/roundtrip/octets");
+    let mut g = c.benchmark_group(format!("{prefix}/octets"));
     for size in SIZES {
         let label = size_label(size);
         let v: Vec<u8> = (0..size).map(|i| i as u8).collect();
@@ -54,7 +71,7 @@ fn roundtrips(c: &mut Criterion) {
     }
     g.finish();
 
-    let mut g = c.benchmark_group("giop/roundtrip/ints");
+    let mut g = c.benchmark_group(format!("{prefix}/ints"));
     for size in SIZES {
         let label = size_label(size);
         let v = workloads::ints(size / 4);
