@@ -31,6 +31,26 @@ fn read_message(s: &mut TcpStream) -> Vec<u8> {
     m
 }
 
+/// Appends the GIOP 1.2 request `whole` (request id `id`) to `out` as two messages: its first
+/// 40 bytes (8-aligned, inside the body) flagged as having more fragments, then a Fragment
+/// message with the rest.
+fn push_in_two_fragments(out: &mut Vec<u8>, whole: &[u8], order: ByteOrder, id: u32) {
+    let cut = 40;
+    let mut first = MessageHeader::parse(whole[..HEADER_LEN].try_into().unwrap()).unwrap();
+    first.more_fragments = true;
+    first.size = (cut - HEADER_LEN) as u32;
+    out.extend(first.to_bytes());
+    out.extend(&whole[HEADER_LEN..cut]);
+    let mut frag = MessageHeader::new(Version::V1_2, order, MsgType::Fragment, 0);
+    frag.size = (4 + whole.len() - cut) as u32;
+    out.extend(frag.to_bytes());
+    out.extend(match order {
+        ByteOrder::Big => id.to_be_bytes(),
+        ByteOrder::Little => id.to_le_bytes(),
+    });
+    out.extend(&whole[cut..]);
+}
+
 fn request<'a>(id: u32, key: &'a [u8], op: &'a str, flags: u8) -> RequestHeader<'a> {
     RequestHeader {
         request_id: id,
@@ -148,17 +168,7 @@ fn fragmented_big_endian_and_oneway_requests() {
         &v,
     )
     .unwrap();
-    let cut = 40; // 8-aligned, inside the body
-    let mut first = MessageHeader::parse(whole[..12].try_into().unwrap()).unwrap();
-    first.more_fragments = true;
-    first.size = (cut - HEADER_LEN) as u32;
-    out.extend(first.to_bytes());
-    out.extend(&whole[HEADER_LEN..cut]);
-    let mut frag = MessageHeader::new(Version::V1_2, ByteOrder::Big, MsgType::Fragment, 0);
-    frag.size = (4 + whole.len() - cut) as u32;
-    out.extend(frag.to_bytes());
-    out.extend(2u32.to_be_bytes());
-    out.extend(&whole[cut..]);
+    push_in_two_fragments(&mut out, &whole, ByteOrder::Big, 2);
     s.write_all(&out).unwrap();
     let reply = read_message(&mut s);
     let m = Message::parse(&reply).unwrap();
@@ -396,21 +406,11 @@ fn messages_sent_in_one_write_are_each_answered() {
         };
         encode_message(&mut out, Version::V1_2, ByteOrder::Little, &locate, &()).unwrap();
         encode(&mut out, 2, RESPONSE_EXPECTED, &small);
-        encode(&mut out, 3, 0, &small); // oneway: no reply
-                                        // Request 4 in two fragments.
+        // Request 3 is oneway: no reply.
+        encode(&mut out, 3, 0, &small);
         let mut whole = Vec::new();
         encode(&mut whole, 4, RESPONSE_EXPECTED, &small);
-        let cut = 40;
-        let mut first = MessageHeader::parse(whole[..12].try_into().unwrap()).unwrap();
-        first.more_fragments = true;
-        first.size = (cut - HEADER_LEN) as u32;
-        out.extend(first.to_bytes());
-        out.extend(&whole[HEADER_LEN..cut]);
-        let mut frag = MessageHeader::new(Version::V1_2, ByteOrder::Little, MsgType::Fragment, 0);
-        frag.size = (4 + whole.len() - cut) as u32;
-        out.extend(frag.to_bytes());
-        out.extend(4u32.to_le_bytes());
-        out.extend(&whole[cut..]);
+        push_in_two_fragments(&mut out, &whole, ByteOrder::Little, 4);
         encode(&mut out, 5, RESPONSE_EXPECTED, &big);
         encode(&mut out, 6, RESPONSE_EXPECTED, &small);
         s.write_all(&out).unwrap();

@@ -34,22 +34,28 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
     }
     fn spill(&mut self, head: &[u8], large: &[u8]) -> Result<(), Error> {
         self.spilled |= !large.is_empty();
-        let (first, piece) = send_pieces(head.len(), large.len());
-        let (first, rest) = large.split_at(first);
-        let mut bufs = [IoSlice::new(head), IoSlice::new(first)];
-        let mut r = write_all_vectored(self.socket, &mut bufs);
-        for piece in rest.chunks(piece) {
-            if r.is_err() {
-                break;
-            }
-            r = self.socket.write_all(piece);
-        }
+        let r = if large.len() <= SEND_PIECE.saturating_sub(head.len()) {
+            write_all_vectored(self.socket, &mut [IoSlice::new(head), IoSlice::new(large)])
+        } else {
+            write_in_pieces(self.socket, head, large)
+        };
         r.map_err(|e| {
             let what = e.to_string();
             self.io_error = Some(e);
             Error::without_offset(ErrorKind::Custom(format!("socket write failed: {what}")))
         })
     }
+}
+
+/// Writes `head` and `large` in the pieces [`send_pieces`] says. Out of line: the common
+/// spill is one `writev`, and this is the loop for messages larger than a piece.
+#[cold]
+fn write_in_pieces(socket: &mut impl Write, head: &[u8], large: &[u8]) -> io::Result<()> {
+    let (first, piece) = send_pieces(head.len(), large.len());
+    let (first, rest) = large.split_at(first);
+    write_all_vectored(socket, &mut [IoSlice::new(head), IoSlice::new(first)])?;
+    rest.chunks(piece)
+        .try_for_each(|piece| socket.write_all(piece))
 }
 
 /// How a spill of `head` and `large` bytes is cut into writes: `(first, piece)`, where the
