@@ -16,6 +16,7 @@ pub(crate) const VECTORED_MIN: usize = 16 * 1024;
 /// Largest single write. One `write` of a megabyte lets the kernel queue most of it before
 /// pushing (it pushes mid-write only once half the window is unsent), so the receiver gets it
 /// in a few late bursts; writes of this size each end in a push and keep both sides busy.
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 const SEND_PIECE: usize = 512 * 1024;
 
 /// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
@@ -49,6 +50,7 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
 
 /// Writes `head` and `large` in the pieces [`send_pieces`] says. Out of line: the common
 /// spill is one `writev`, and this is the loop for messages larger than a piece.
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 #[cold]
 fn write_in_pieces(socket: &mut impl Write, head: &[u8], large: &[u8]) -> io::Result<()> {
     let (first, piece) = send_pieces(head.len(), large.len());
@@ -64,6 +66,7 @@ fn write_in_pieces(socket: &mut impl Write, head: &[u8], large: &[u8]) -> io::Re
 /// pieces are as equal as they can be and none exceeds [`SEND_PIECE`] (unless `head` alone
 /// does), so no short write trails a long one: each write ends in a push, and a short last
 /// one would cost a segment and a wake-up of its own.
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 fn send_pieces(head: usize, large: usize) -> (usize, usize) {
     let total = head + large;
     let piece = total.div_ceil(total.div_ceil(SEND_PIECE).max(1)).max(1);
@@ -90,14 +93,23 @@ pub(crate) fn read_into(
             buf.resize(end.min(filled + grow), 0);
         }
         let stop = end.min(buf.len());
-        match r.read(&mut buf[filled..stop]) {
+        filled += read_some(r, &mut buf[filled..stop])?;
+    }
+    Ok(())
+}
+
+/// One read into `room` (not empty) that brought at least one byte: interrupted reads are
+/// retried, and the end of the stream is `UnexpectedEof` (the caller wanted more).
+#[cfg_attr(not(any(feature = "iiop", feature = "ndr")), allow(dead_code))]
+pub(crate) fn read_some(r: &mut impl Read, room: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(room) {
             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-            Ok(k) => filled += k,
+            Ok(k) => return Ok(k),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! of measured messages with vectored writes.
 
 use std::cell::Cell;
-use std::io::{self, Read};
+use std::io;
 use std::net::TcpStream;
 
 use marshal_core::arriving::Arriving;
@@ -12,7 +12,7 @@ use wire_iiop::giop::{
 };
 use wire_iiop::{ByteOrder, Encode};
 
-use crate::io_util::{read_into, SocketSpill};
+use crate::io_util::{read_into, read_some, SocketSpill};
 
 /// Why no message came.
 #[derive(Debug)]
@@ -172,12 +172,7 @@ impl Rx {
             self.buf.resize(HEADER_LEN, 0);
         }
         while self.have < HEADER_LEN {
-            match (&self.stream).read(&mut self.buf[self.have..]) {
-                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-                Ok(k) => self.have += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+            self.have += read_some(&mut &self.stream, &mut self.buf[self.have..])?;
         }
         Ok(())
     }
