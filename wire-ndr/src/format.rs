@@ -8,6 +8,11 @@ use crate::{ByteOrder, Error, ErrorKind, FormatId};
 /// Largest record (fixed part) a format may describe: 1 GiB.
 pub const MAX_RECORD_SIZE: usize = 1 << 30;
 
+/// Most elements one fixed-array field may have (the product of its dimensions), whatever
+/// their size: an array of empty records takes no bytes, so the record size alone does not
+/// bound it, and loops over its elements must stay bounded.
+pub const MAX_ELEMENTS: usize = MAX_RECORD_SIZE;
+
 /// Most fields in one record.
 pub const MAX_FIELDS: usize = 4096;
 
@@ -87,7 +92,8 @@ impl Field {
         self.var
     }
     /// Number of elements in the fixed part (the product of the dimensions; 1 for a scalar or
-    /// a variable-length array's slot). Validation has checked that it does not overflow.
+    /// a variable-length array's slot). Validation has checked that it is at most
+    /// [`MAX_ELEMENTS`], whatever the element size.
     pub fn elements(&self) -> usize {
         self.dims.iter().product()
     }
@@ -295,6 +301,19 @@ impl Format {
                     "array dimensions must be 1 or more, at most 8 of them".into()
                 ));
             }
+            // The element count on its own, before any size multiplies it: from an element
+            // of 0 bytes the extent is 0 whatever the dimensions.
+            let elements = f
+                .dims
+                .iter()
+                .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+                .filter(|&n| n <= MAX_ELEMENTS);
+            let Some(elements) = elements else {
+                return Err(at(format!(
+                    "dimensions {:?} make more than {MAX_ELEMENTS} elements",
+                    f.dims
+                )));
+            };
             if f.var && (!f.dims.is_empty() || f.kind == Kind::String) {
                 return Err(at(
                     "a variable-length array has no fixed dimensions and no string elements".into(),
@@ -321,7 +340,7 @@ impl Format {
             let extent = if f.var {
                 Some(SLOT)
             } else {
-                f.dims.iter().try_fold(f.size, |acc, &d| acc.checked_mul(d))
+                f.size.checked_mul(elements)
             };
             let end = extent.and_then(|e| f.offset.checked_add(e));
             let end = match end {
@@ -462,5 +481,42 @@ mod tests {
             );
             assert!(f.is_ok(), "{x}/{y}: {f:?}");
         }
+    }
+
+    /// An array of empty records: dimensions whose product overflows (or passes the element
+    /// cap) are refused though the extent is 0, by `from_fields` and by `from_bytes`.
+    #[test]
+    fn dimensions_are_checked_whatever_the_element_size() {
+        let empty = Format::from_fields("e", ByteOrder::Big, 0, &[], &[]).unwrap();
+        let build = |ty: &str| {
+            Format::from_fields(
+                "r",
+                ByteOrder::Big,
+                0,
+                &[IOField::new("a", ty, 0, 0)],
+                std::slice::from_ref(&empty),
+            )
+        };
+        for ty in [
+            "e[4294967296][4294967296]",
+            "e[1][4294967296][4294967296]",
+            "e[1073741825]",
+        ] {
+            let err = build(ty).expect_err(ty).to_string();
+            assert!(err.contains("elements"), "{ty}: {err}");
+        }
+        let f = build("e[1073741824]").unwrap();
+        assert_eq!(f.fields()[0].elements(), MAX_ELEMENTS);
+
+        // The same dimensions in canonical bytes, with a correct id.
+        let ok = build("e[2][3]").unwrap().to_bytes();
+        let mut d = ok[16..].to_vec();
+        let dims = [2u64.to_be_bytes(), 3u64.to_be_bytes()].concat();
+        let at = d.windows(16).position(|w| w == dims).unwrap();
+        d[at..at + 16].copy_from_slice(&[(1u64 << 32).to_be_bytes(); 2].concat());
+        let mut bytes = FormatId::of_description(&d).as_bytes().to_vec();
+        bytes.extend_from_slice(&d);
+        let err = Format::from_bytes(&bytes).unwrap_err().to_string();
+        assert!(err.contains("elements"), "{err}");
     }
 }

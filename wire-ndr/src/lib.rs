@@ -51,7 +51,7 @@ mod word;
 pub use dynamic::{DynRecord, Value};
 pub use engine::{Engine, Stats};
 pub use field_type::Kind;
-pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_FIELDS, MAX_RECORD_SIZE};
+pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE};
 pub use format_id::FormatId;
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
