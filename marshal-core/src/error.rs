@@ -62,6 +62,10 @@ pub enum ErrorKind {
     DiscriminantTaken { value: i64, variant: &'static str },
     /// More elements than the configured limit.
     TooManyElements { count: u64, limit: u64 },
+    /// Decoding would allocate more than the input justifies: `needed` bytes where the limit
+    /// for this input is `limit` (NDR: a conversion's output; XDR/CDR: elements that take no
+    /// bytes on the wire).
+    TooMuchMemory { needed: u64, limit: u64 },
     /// An encoder wrote a different number of bytes than it announced (a bug in a hand-written
     /// `Encode` implementation).
     LengthMismatch { announced: usize, written: usize },
@@ -201,6 +205,11 @@ impl fmt::Display for ErrorKind {
             ErrorKind::TooManyElements { count, limit } => {
                 write!(f, "{count} elements exceed the limit of {limit}")
             }
+            ErrorKind::TooMuchMemory { needed, limit } => write!(
+                f,
+                "decoding would take {needed} bytes of memory, beyond the limit of {limit} \
+                 for this input"
+            ),
             ErrorKind::LengthMismatch { announced, written } => write!(
                 f,
                 "encoder announced {announced} bytes but wrote {written} (inconsistent Encode impl)"

@@ -4,10 +4,12 @@
 //! formats keep every field inside its record, so fixed reads need no further check; every
 //! variable part's offset and length is checked against the body before it is read
 //! (`check_var`), counting at least one byte per element so a count never exceeds the bytes
-//! that would hold it. The output may grow to at most [`Plan::expansion`] times the incoming
-//! body (16, or the largest ratio of local to incoming element size of the plan's variable
-//! arrays, which the local type fixes) plus the local fixed part, so a hostile message cannot
-//! make it allocate more than its size justifies.
+//! that would hold it. The output may grow to at most the local fixed part plus [`EXPANSION`]
+//! times the incoming body plus [`SLACK`] (and never past a receiver's `max_output`), checked
+//! before each variable part is allocated. The factor is fixed here, not derived from element
+//! sizes the sender chooses (a 1-byte incoming element of a 4 KiB local record would otherwise
+//! let 64 KB of message become 267 MB), so a hostile message cannot make a conversion
+//! allocate more than its size justifies.
 
 use core::mem::MaybeUninit;
 
@@ -23,14 +25,54 @@ use crate::{Error, ErrorKind};
 /// `i64` is 8×).
 pub const EXPANSION: usize = 16;
 
+/// Bytes of variable parts any conversion may write beyond [`EXPANSION`] times the body.
+pub const SLACK: usize = 4096;
+
+/// The most a conversion of a `src_len`-byte body by `plan` may write in all: the local fixed
+/// part, [`EXPANSION`] times the body and [`SLACK`] for its variable parts, and never more than
+/// `max_output`.
+pub fn output_limit(plan: &Plan, src_len: usize, max_output: usize) -> usize {
+    src_len
+        .saturating_mul(EXPANSION)
+        .saturating_add(plan.dst_size)
+        .saturating_add(SLACK)
+        .min(max_output)
+}
+
 /// Converts the body `src` (incoming layout) into `out` (local layout): `out` is resized to the
 /// local fixed part, then variable parts are appended. Fixed-part bytes that no field covers
 /// (padding) keep whatever `out` held; every field's bytes are written.
 pub fn run(plan: &Plan, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+    run_within(plan, src, out, usize::MAX)
+}
+
+/// [`run`] with the output held to `max_output` bytes (fixed part included) as well as to
+/// [`output_limit`]'s multiple of the body: a conversion that would pass it fails before
+/// allocating, with [`ErrorKind::TooMuchMemory`] in the field that would have grown it.
+pub fn run_within(
+    plan: &Plan,
+    src: &[u8],
+    out: &mut Vec<u8>,
+    max_output: usize,
+) -> Result<(), Error> {
     check_src(plan, src)?;
+    if plan.dst_size > max_output {
+        return Err(too_much(plan.dst_size, max_output, 0));
+    }
     out.truncate(plan.dst_size);
     out.resize(plan.dst_size, 0);
-    Run::new(plan, src).steps(&plan.steps, src, 0, out, 0)
+    Run::new(plan, src, max_output).steps(&plan.steps, src, 0, out, 0)
+}
+
+#[cold]
+fn too_much(needed: usize, limit: usize, at: usize) -> Error {
+    Error::new(
+        ErrorKind::TooMuchMemory {
+            needed: needed as u64,
+            limit: limit as u64,
+        },
+        at,
+    )
 }
 
 /// Converts the body `src` into `dst`, the local fixed part, for a plan with no variable parts
@@ -45,7 +87,7 @@ pub fn run_fixed(plan: &Plan, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
         "run_fixed: output of the wrong size"
     );
     check_src(plan, src)?;
-    Run::new(plan, src).steps(&plan.steps, src, 0, &mut Fixed(dst), 0)
+    Run::new(plan, src, usize::MAX).steps(&plan.steps, src, 0, &mut Fixed(dst), 0)
 }
 
 /// Runs one step of `plan` with the enclosing record at `sbase` in `src` and `dbase` in `out`,
@@ -59,8 +101,9 @@ pub(crate) fn run_step(
     sbase: usize,
     out: &mut Vec<u8>,
     dbase: usize,
+    max_output: usize,
 ) -> Result<(), Error> {
-    Run::new(plan, src).steps(core::slice::from_ref(step), src, sbase, out, dbase)
+    Run::new(plan, src, max_output).steps(core::slice::from_ref(step), src, sbase, out, dbase)
 }
 
 /// [`run_step`] into a fixed part only (a plan with no variable parts).
@@ -73,7 +116,7 @@ pub(crate) fn run_step_fixed(
     dst: &mut [u8],
     dbase: usize,
 ) -> Result<(), Error> {
-    Run::new(plan, src).steps(
+    Run::new(plan, src, usize::MAX).steps(
         core::slice::from_ref(step),
         src,
         sbase,
@@ -115,11 +158,9 @@ impl Out for Vec<u8> {
                 self.reserve(more);
                 Ok(start)
             }
-            _ => Err(Error::new(
-                ErrorKind::Custom(format!(
-                    "converting would take {more} more bytes after {start}, beyond the limit of \
-                     {limit} for this message"
-                )),
+            end => Err(too_much(
+                end.unwrap_or(usize::MAX),
+                limit.min(u32::MAX as usize),
                 at,
             )),
         }
@@ -164,14 +205,10 @@ struct Run<'p> {
 }
 
 impl<'p> Run<'p> {
-    fn new(plan: &'p Plan, src: &[u8]) -> Run<'p> {
+    fn new(plan: &'p Plan, src: &[u8], max_output: usize) -> Run<'p> {
         Run {
             templates: &plan.templates,
-            limit: src
-                .len()
-                .saturating_mul(plan.expansion)
-                .saturating_add(plan.dst_size)
-                .saturating_add(4096),
+            limit: output_limit(plan, src.len(), max_output),
         }
     }
 

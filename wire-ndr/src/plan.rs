@@ -138,11 +138,6 @@ pub struct Plan {
     pub(crate) steps: Vec<Step>,
     pub(crate) templates: Vec<Vec<u8>>,
     pub(crate) identical: bool,
-    /// How many times the incoming body the output may grow to: the interpreter's base
-    /// [`EXPANSION`](crate::interp::EXPANSION), or more when a variable array's local
-    /// elements are that much larger than the incoming ones (the local type is trusted; the
-    /// factor is fixed by it, not by the message).
-    pub(crate) expansion: usize,
     pub(crate) var: bool,
 }
 
@@ -163,9 +158,11 @@ impl Plan {
     pub fn templates(&self) -> &[Vec<u8>] {
         &self.templates
     }
-    /// How many times the incoming body's size the converted body may take.
+    /// How many times the incoming body's size the converted body's variable parts may take
+    /// ([`EXPANSION`](crate::interp::EXPANSION), whatever the formats: see
+    /// [`output_limit`](crate::interp::output_limit)).
     pub fn expansion(&self) -> usize {
-        self.expansion
+        crate::interp::EXPANSION
     }
     /// The incoming format is the local one: the record is used as it is.
     pub fn is_identical(&self) -> bool {
@@ -183,7 +180,6 @@ impl Plan {
             templates: Vec::new(),
         };
         let steps = b.record(src, dst)?;
-        let expansion = max_ratio(&steps).max(crate::interp::EXPANSION);
         Ok(Plan {
             src_size: src.size(),
             dst_size: dst.size,
@@ -191,7 +187,6 @@ impl Plan {
             steps,
             templates: b.templates.into_iter().map(|(_, t)| t).collect(),
             identical: src.id() == local.id(),
-            expansion,
         })
     }
 }
@@ -401,26 +396,6 @@ fn has_var(steps: &[Step]) -> bool {
         Op::Records { steps, .. } | Op::Template { steps, .. } => has_var(steps),
         _ => false,
     })
-}
-
-/// The largest ratio of local to incoming element size over the plan's variable arrays.
-fn max_ratio(steps: &[Step]) -> usize {
-    steps
-        .iter()
-        .map(|s| match &s.op {
-            Op::Var {
-                src_elem,
-                dst_elem,
-                elem,
-                ..
-            } => dst_elem
-                .div_ceil((*src_elem).max(1))
-                .max(max_ratio(std::slice::from_ref(elem))),
-            Op::Records { steps, .. } | Op::Template { steps, .. } => max_ratio(steps),
-            _ => 1,
-        })
-        .max()
-        .unwrap_or(1)
 }
 
 /// `Records`, or one copy when the records are the same bytes at the same stride.

@@ -35,6 +35,8 @@ pub struct Receiver {
     resolver: Option<Box<dyn Resolver + Send>>,
     engine: Engine,
     stats: Stats,
+    /// The most one converted record may take (see [`Receiver::set_max_output`]).
+    max_output: usize,
     #[cfg(feature = "jit")]
     tier: Option<Tier>,
 }
@@ -99,9 +101,35 @@ impl Receiver {
             resolver: None,
             engine,
             stats: Stats::default(),
+            max_output: usize::MAX,
             #[cfg(feature = "jit")]
             tier,
         }
+    }
+
+    /// Holds every converted record to at most `bytes` of local body (its fixed part and
+    /// variable parts together) in memory. Whatever this says, a conversion writes at most
+    /// the local fixed part plus 16 times the incoming body plus 4 KiB
+    /// ([`interp::output_limit`]); this lowers that for receivers that know their records are
+    /// small. A record that would pass the limit fails with
+    /// [`ErrorKind::TooMuchMemory`] in the field that would have grown it, before the memory
+    /// is allocated.
+    ///
+    /// ```
+    /// use wire_ndr::Receiver;
+    /// let mut rx = Receiver::new();
+    /// assert_eq!(rx.max_output(), usize::MAX);
+    /// rx.set_max_output(1 << 20); // no record of this receiver takes more than 1 MiB
+    /// assert_eq!(rx.max_output(), 1 << 20);
+    /// ```
+    pub fn set_max_output(&mut self, bytes: usize) {
+        self.max_output = bytes;
+    }
+
+    /// The limit [`set_max_output`](Receiver::set_max_output) set (`usize::MAX` by default:
+    /// only the multiple of the message applies).
+    pub fn max_output(&self) -> usize {
+        self.max_output
     }
 
     /// A receiver (with the default [`Engine`]) that asks `resolver` for formats it does not
@@ -281,14 +309,14 @@ impl Receiver {
                 self.stats.compiled_conversions += 1;
                 return match fixed {
                     Some(dst) => code.run_fixed(body, dst),
-                    None => code.run(body, &mut self.scratch),
+                    None => code.run_within(body, &mut self.scratch, self.max_output),
                 };
             }
         }
         self.stats.interpreted_conversions += 1;
         match fixed {
             Some(dst) => interp::run_fixed(&last.plan, body, dst),
-            None => interp::run(&last.plan, body, &mut self.scratch),
+            None => interp::run_within(&last.plan, body, &mut self.scratch, self.max_output),
         }
     }
 

@@ -148,7 +148,6 @@ mod tests {
             steps,
             templates: Vec::new(),
             identical: false,
-            expansion: 16,
             var: false,
         }
     }

@@ -188,6 +188,8 @@ struct Ctx<'a> {
     src: &'a [u8],
     /// The growable output, or null for a fixed destination of `plan.dst_size` bytes at `dst`.
     out: *mut Vec<u8>,
+    /// The caller's cap on the output's size (see [`interp::output_limit`]).
+    max_output: usize,
 }
 
 /// A compiled conversion: native code for one plan, freed when dropped.
@@ -244,7 +246,20 @@ impl Compiled {
 
     /// Converts like [`interp::run`]: the same bytes, or the same error.
     pub fn run(&self, src: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
+        self.run_within(src, out, usize::MAX)
+    }
+
+    /// Converts like [`interp::run_within`]: the output held to `max_output` bytes.
+    pub fn run_within(
+        &self,
+        src: &[u8],
+        out: &mut Vec<u8>,
+        max_output: usize,
+    ) -> Result<(), Error> {
         let plan = &*self.plan;
+        if plan.dst_size > max_output {
+            return interp::run_within(plan, src, out, max_output);
+        }
         out.truncate(plan.dst_size);
         out.resize(plan.dst_size, 0);
         let dst = out.as_mut_ptr();
@@ -254,6 +269,7 @@ impl Compiled {
             plan,
             src,
             out: out_ptr,
+            max_output,
         };
         // SAFETY: see the module's safety argument: `self.func` was compiled from this
         // verified plan; `src` is a live slice of `src.len()` bytes, which the code checks
@@ -265,7 +281,7 @@ impl Compiled {
         } else {
             // SAFETY: the call has returned; `out_ptr` is the `&mut` we were given, and
             // nothing else refers to it now.
-            interp::run(plan, src, unsafe { &mut *out_ptr })
+            interp::run_within(plan, src, unsafe { &mut *out_ptr }, max_output)
         }
     }
 
@@ -286,6 +302,7 @@ impl Compiled {
             plan,
             src,
             out: core::ptr::null_mut(),
+            max_output: usize::MAX,
         };
         // SAFETY: as in `run`, with the destination `dst` of exactly `dst_size` bytes, reached
         // only through `base` until the call returns.
@@ -325,7 +342,7 @@ unsafe extern "C" fn step_helper(
             // SAFETY: `ctx.out` is the caller's `&mut Vec<u8>`, reached only through the
             // context during the call.
             let out = unsafe { &mut *ctx.out };
-            let r = interp::run_step(ctx.plan, step, ctx.src, sbase, out, dbase);
+            let r = interp::run_step(ctx.plan, step, ctx.src, sbase, out, dbase, ctx.max_output);
             ctx.dst = out.as_mut_ptr();
             r
         }
@@ -432,7 +449,6 @@ mod tests {
             steps,
             templates: Vec::new(),
             identical: false,
-            expansion: 16,
             var: false,
         }
     }
