@@ -114,8 +114,11 @@ pub unsafe fn field<'a, 'de, T>(
 /// allocated once for all of them: no element is moved. An error names the failing index; the
 /// elements already decoded are dropped with the vector.
 ///
-/// The caller has checked `n` against the input (`Reader::check_count`), so the allocation is
-/// no larger than the input can fill.
+/// The caller has checked `n` against the input (`Reader::check_count`). The vector is
+/// reserved whole when the input pays for it ([`prealloc`]); a count that only an element's
+/// least wire size vouches for grows as elements arrive, so an element type much larger in
+/// memory than on the wire cannot turn a length prefix into a large allocation before a
+/// single element has decoded.
 #[inline(always)]
 pub fn fill_vec<'de, T>(
     r: &mut Reader<'de>,
@@ -123,15 +126,33 @@ pub fn fill_vec<'de, T>(
     decode_into: impl for<'a> FnOnce(&mut Reader<'de>, &'a mut MaybeUninit<T>) -> Result<&'a mut T, Error>
         + Copy,
 ) -> Result<Vec<T>, Error> {
-    let mut v = Vec::with_capacity(n);
+    let mut v = Vec::with_capacity(prealloc::<T>(n, r.remaining()));
     for i in 0..n {
-        // The first spare slot exists: `capacity >= n > i == len`.
+        if v.len() == v.capacity() {
+            v.reserve(1);
+        }
+        // The first spare slot exists: `capacity > len == i`.
         fill(r, &mut v.spare_capacity_mut()[0], decode_into).map_err(|e| e.at_index(i))?;
         // SAFETY: `fill` returned `Ok`, so it initialised the first spare slot, which is at
         // index `len == i`, within capacity.
         unsafe { v.set_len(i + 1) };
     }
     Ok(v)
+}
+
+/// How many of `n` elements of `T` to reserve before decoding them, with `remaining` input
+/// bytes left: all of them when they take at most 16 times the remaining input plus
+/// [`EMPTY_BUDGET`](crate::reader::EMPTY_BUDGET) bytes of memory, else as many as do.
+#[inline(always)]
+pub fn prealloc<T>(n: usize, remaining: usize) -> usize {
+    let size = core::mem::size_of::<T>();
+    if size == 0 {
+        return n;
+    }
+    let bytes = remaining
+        .saturating_mul(16)
+        .saturating_add(crate::reader::EMPTY_BUDGET);
+    n.min(bytes / size)
 }
 
 #[cfg(test)]

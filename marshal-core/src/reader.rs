@@ -15,6 +15,12 @@ use crate::swap;
 /// input cannot justify the count).
 pub const MAX_EMPTY_ELEMS: usize = 1 << 16;
 
+/// Bytes of memory that values taking no bytes on the wire (elements of a sequence, the
+/// contents of a `Box`) may take in one decode, counting one byte for each zero-sized element
+/// so that loops over them stay bounded too: the input cannot justify them, so a fixed
+/// allowance does. Every other allocation is paid for by the bytes it is decoded from.
+pub const EMPTY_BUDGET: usize = 1 << 16;
+
 /// Cursor over the input.
 #[derive(Debug, Clone)]
 pub struct Reader<'de> {
@@ -24,6 +30,9 @@ pub struct Reader<'de> {
     /// Offset of `buf[0]` in the whole message.
     base: usize,
     depth: Depth,
+    /// What is left of [`EMPTY_BUDGET`] in this decode. Segments (fixed-size values, which
+    /// allocate nothing) take a copy and give nothing back.
+    empty: usize,
     /// Where the rest of an arriving message comes from (`buf` then ends where the arrived
     /// bytes end). Only readers over a message's own offsets have one, never segments.
     more: Option<&'de dyn Refill>,
@@ -37,6 +46,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: Depth::default(),
+            empty: EMPTY_BUDGET,
             more: None,
         }
     }
@@ -51,6 +61,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: Depth::default(),
+            empty: EMPTY_BUDGET,
             more: Some(more),
         }
     }
@@ -225,6 +236,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            empty: self.empty,
             more: None,
         };
         let r = f(&mut sub)?;
@@ -245,6 +257,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            empty: self.empty,
             more: None,
         })
     }
@@ -271,6 +284,7 @@ impl<'de> Reader<'de> {
             pos: 0,
             base: 0,
             depth: self.depth,
+            empty: self.empty,
             more: None,
         };
         Ok((seg, self.position() - n))
@@ -294,25 +308,27 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: self.depth,
+            empty: self.empty,
             more: None,
         };
         Ok((seg, start.saturating_sub(base)))
     }
 
     /// Checks a sequence's element count against the input before anything is allocated:
-    /// each element takes at least `min_elem` bytes, so the remaining input bounds the count;
-    /// elements that take no bytes are capped at [`MAX_EMPTY_ELEMS`]. Returns the capacity to
-    /// reserve.
+    /// each element takes at least `min_elem` bytes, so the remaining input bounds the count.
+    /// Elements that take no bytes (`min_elem == 0`) are paid for from this decode's
+    /// [`EMPTY_BUDGET`]: `elem_size` bytes of memory each (one for a zero-sized type), so
+    /// neither the memory nor the loop they cost grows with a count the input does not back.
+    /// Returns the capacity to reserve.
     #[inline]
-    pub fn check_count(&self, n: usize, min_elem: usize) -> Result<usize, Error> {
+    pub fn check_count(
+        &mut self,
+        n: usize,
+        min_elem: usize,
+        elem_size: usize,
+    ) -> Result<usize, Error> {
         if min_elem == 0 {
-            if n > MAX_EMPTY_ELEMS {
-                return Err(self.error(ErrorKind::TooManyElements {
-                    count: n as u64,
-                    limit: MAX_EMPTY_ELEMS as u64,
-                }));
-            }
-            return Ok(n);
+            return self.charge_empty(n, elem_size).map(|()| n);
         }
         if n > self.remaining() / min_elem {
             return Err(self.error(ErrorKind::LengthExceedsInput {
@@ -321,6 +337,35 @@ impl<'de> Reader<'de> {
             }));
         }
         Ok(n)
+    }
+
+    /// Takes `n` values of `size` bytes (one each when zero-sized) that the input does not pay
+    /// for (they take no bytes on the wire) from this decode's [`EMPTY_BUDGET`], before they
+    /// are allocated.
+    #[inline]
+    pub fn charge_empty(&mut self, n: usize, size: usize) -> Result<(), Error> {
+        match n.checked_mul(size.max(1)) {
+            Some(bytes) if bytes <= self.empty => {
+                self.empty -= bytes;
+                Ok(())
+            }
+            bytes => Err(self.empty_error(n, size, bytes)),
+        }
+    }
+
+    #[cold]
+    fn empty_error(&self, n: usize, size: usize, bytes: Option<usize>) -> Error {
+        if size == 0 {
+            // Zero-sized elements: what is bounded is their number.
+            return self.error(ErrorKind::TooManyElements {
+                count: n as u64,
+                limit: self.empty as u64,
+            });
+        }
+        self.error(ErrorKind::TooMuchMemory {
+            needed: bytes.map_or(u64::MAX, |b| b as u64),
+            limit: self.empty as u64,
+        })
     }
 
     /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the

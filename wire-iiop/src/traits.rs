@@ -185,7 +185,7 @@ pub trait Decode<'de>: Sized {
             skip_pad(r, proof.width())?;
             return r.flat_vec(n, proof, swaps(order, proof));
         }
-        let n = r.check_count(n, Self::MIN)?;
+        let n = r.check_count(n, Self::MIN, core::mem::size_of::<Self>())?;
         // Each element is decoded in the vector's spare capacity: no moves.
         place::fill_vec(r, n, move |r, out| Self::decode_into(r, out, order))
     }

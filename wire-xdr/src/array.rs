@@ -117,7 +117,14 @@ impl<'de, T: Decode<'de>> Decode<'de> for Box<T> {
     const SIZE: SizeClass = SizeClass::Unbounded;
     #[inline(always)]
     fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
-        T::decode(r).map(Box::new)
+        let start = r.position();
+        let v = T::decode(r)?;
+        if r.position() == start {
+            // A value that took no bytes on the wire: the input does not pay for the box (nor
+            // for the place that holds it), so this decode's allowance for such values does.
+            r.charge_empty(1, core::mem::size_of::<Self>() + core::mem::size_of::<T>())?;
+        }
+        Ok(Box::new(v))
     }
 }
 

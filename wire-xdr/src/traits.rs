@@ -128,12 +128,14 @@ pub trait Decode<'de>: Sized {
             return r.flat_vec(n, proof, SWAP);
         }
         // Every non-fixed XDR item takes at least four bytes (a length, a discriminant or a
-        // flag).
+        // flag), but for a `Box` (unbounded, to break the cycle of recursive types) of a value
+        // that takes none: such a box pays for its memory when it decodes, and `fill_vec`
+        // reserves no more than the input pays for.
         let min = match Self::SIZE {
             SizeClass::Fixed(k) => k,
             _ => 4,
         };
-        let n = r.check_count(n, min)?;
+        let n = r.check_count(n, min, core::mem::size_of::<Self>())?;
         // Each element is decoded in the vector's spare capacity: no moves.
         let each = |r: &mut Reader<'de>| place::fill_vec(r, n, Self::decode_into);
         match Self::SIZE {

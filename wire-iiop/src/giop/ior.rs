@@ -785,7 +785,9 @@ impl<'de> Decode<'de> for Ior {
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
         let type_id = String::decode(r, order).map_err(|e| e.in_field("type_id"))?;
         let n = take_len(r, order).map_err(|e| e.in_field("profiles"))?;
-        let cap = r.check_count(n, 8).map_err(|e| e.in_field("profiles"))?;
+        let cap = r
+            .check_count(n, 8, core::mem::size_of::<Profile>())
+            .map_err(|e| e.in_field("profiles"))?;
         let mut profiles = Vec::with_capacity(cap);
         for i in 0..n {
             let p = decode_profile(r, order).map_err(|e| e.at_index(i).in_field("profiles"))?;
