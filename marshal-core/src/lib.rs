@@ -18,6 +18,7 @@ mod depth;
 pub mod error;
 pub mod flat;
 pub mod layout;
+pub mod list;
 pub mod place;
 pub mod reader;
 pub mod size_class;

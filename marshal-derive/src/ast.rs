@@ -92,6 +92,16 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
+        if let Some(span) = attrs.manual_drop {
+            if !matches!(&data, Data::Struct(f) if f.tail_link) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "`manual_drop` applies to an optional-data list: a struct whose last field is \
+                     `Option<Box<Self>>` (the derive gives such a struct an iterative `Drop` \
+                     unless it says `manual_drop`)",
+                ));
+            }
+        }
         // Fields of a packed struct may be unaligned: neither encoding (which borrows them)
         // nor decoding in place can touch them.
         for a in &input.attrs {

@@ -14,6 +14,7 @@ mod kw {
     syn::custom_keyword!(default);
     syn::custom_keyword!(discriminant);
     syn::custom_keyword!(default_missing);
+    syn::custom_keyword!(manual_drop);
     syn::custom_keyword!(layout);
     syn::custom_keyword!(size);
     syn::custom_keyword!(align);
@@ -32,6 +33,7 @@ enum Item {
     Default(kw::default),
     Discriminant(kw::discriminant, Box<syn::Type>),
     DefaultMissing(kw::default_missing),
+    ManualDrop(kw::manual_drop),
     Layout(
         kw::layout,
         syn::token::Paren,
@@ -85,6 +87,8 @@ impl Parse for Item {
             Ok(Item::Default(input.parse()?))
         } else if la.peek(kw::default_missing) {
             Ok(Item::DefaultMissing(input.parse()?))
+        } else if la.peek(kw::manual_drop) {
+            Ok(Item::ManualDrop(input.parse()?))
         } else if la.peek(kw::discriminant) {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -130,6 +134,7 @@ impl Item {
             Item::Default(k) => k.span,
             Item::Discriminant(k, t) => k.span.join(t.span()).unwrap_or(k.span),
             Item::DefaultMissing(k) => k.span,
+            Item::ManualDrop(k) => k.span,
             Item::Layout(k, p, _) => k.span.join(p.span.close()).unwrap_or(k.span),
             Item::At(k, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Big(k) => k.span,
@@ -329,6 +334,10 @@ impl Variant {
                     item.span(),
                     "`default_missing` belongs on a struct, not on a variant",
                 )),
+                Item::ManualDrop(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`manual_drop` belongs on a list struct, not on a variant",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     item.span(),
                     "layout annotations belong on a struct and its fields, not on a variant",
@@ -346,6 +355,9 @@ pub struct Container {
     pub discriminant: Option<Spanned<syn::Type>>,
     /// `#[marshal(default_missing)]`: NDR fields an incoming format lacks come from `Default`.
     pub default_missing: Option<Span>,
+    /// `#[marshal(manual_drop)]`: an optional-data list that implements `Drop` itself (the
+    /// derive otherwise gives it an iterative one).
+    pub manual_drop: Option<Span>,
     /// `#[marshal(layout(size = N, align = N, in_place))]`: the struct's bytes are an exact,
     /// annotated layout.
     pub layout: Option<Spanned<ContainerLayout>>,
@@ -395,6 +407,12 @@ impl Container {
                         ));
                     }
                     a.default_missing = Some(k.span);
+                }
+                Item::ManualDrop(k) => {
+                    if a.manual_drop.is_some() {
+                        cx.syn_error(syn::Error::new(k.span, "duplicate `manual_drop` attribute"));
+                    }
+                    a.manual_drop = Some(k.span);
                 }
                 Item::Layout(k, _, ref list) => {
                     let span = item.span();

@@ -30,6 +30,7 @@ fn x() -> TokenStream {
 pub fn expand(cont: &Container<'_>) -> TokenStream {
     let ident = cont.ident;
     let (enc_items, dec_items) = match &cont.data {
+        Data::Struct(f) if f.tail_link => struct_list(f),
         Data::Struct(f) => structure(f),
         Data::CEnum(vs) => c_enum(ident, vs),
         Data::Union(vs) => {
@@ -177,6 +178,110 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
                 #x::decode_by_place(__r, __o)
             }
             #dec_into
+        },
+    )
+}
+
+/// A struct whose last field is `Option<Box<Self>>`: an optional-data list, each link the
+/// length (0 or 1) of a `sequence<Self, 1>`, walked with a loop so a list of any length needs
+/// constant stack and one depth level.
+fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
+    let x = x();
+    let (body, link) = fields.fields.split_at(fields.fields.len() - 1);
+    let link = &link[0].member;
+    let places: Vec<TokenStream> = body
+        .iter()
+        .map(|f| {
+            let m = &f.member;
+            quote!(&__cur.#m)
+        })
+        .collect();
+    let ends = body.iter().zip(&places).map(|(f, p)| field_end(f, p));
+    let encs = body.iter().zip(&places).map(|(f, p)| field_encode(f, p));
+    let decs = body.iter().map(field_decode);
+    let node = construct(
+        quote!(Self),
+        fields,
+        Some(quote!(::core::option::Option::None)),
+    );
+    let min = fields_min(&fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
+    (
+        quote! {
+            #[inline]
+            fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
+                let __depth = #x::descend(__depth)?;
+                let mut __pos = __pos;
+                let mut __cur = self;
+                let mut __k = 0usize;
+                loop {
+                    __pos = (|| -> ::core::result::Result<usize, #x::Error> {
+                        #(#ends)*
+                        #x::flag_end(__pos, __depth)
+                    })()
+                    .map_err(|__e| #x::in_node(__e, __k))?;
+                    match &__cur.#link {
+                        ::core::option::Option::Some(__next) => {
+                            __cur = &**__next;
+                            __k += 1;
+                        }
+                        ::core::option::Option::None => break,
+                    }
+                }
+                ::core::result::Result::Ok(__pos)
+            }
+            const SHAPE: #x::Shape = #shape_enc;
+            #[inline]
+            fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                __w.enter()?;
+                let mut __cur = self;
+                let mut __k = 0usize;
+                loop {
+                    (|| -> ::core::result::Result<(), #x::Error> {
+                        #(#encs)*
+                        ::core::result::Result::Ok(())
+                    })()
+                    .map_err(|__e| #x::in_node(__e, __k))?;
+                    match &__cur.#link {
+                        ::core::option::Option::Some(__next) => {
+                            #x::put_flag(__w, true, __o)?;
+                            __cur = &**__next;
+                            __k += 1;
+                        }
+                        ::core::option::Option::None => {
+                            #x::put_flag(__w, false, __o)?;
+                            break;
+                        }
+                    }
+                }
+                __w.leave();
+                ::core::result::Result::Ok(())
+            }
+        },
+        quote! {
+            const MIN: usize = #min;
+            const SHAPE: #x::Shape = #shape;
+            #[inline]
+            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                let __node = |__r: &mut #x::Reader<'de>| -> ::core::result::Result<Self, #x::Error> {
+                    #(#decs)*
+                    ::core::result::Result::Ok(#node)
+                };
+                __r.enter()?;
+                let mut __head = __node(__r)?;
+                let mut __more = #x::take_flag(__r, __o)?;
+                let mut __tail = &mut __head.#link;
+                let mut __k = 0usize;
+                while __more {
+                    __k += 1;
+                    let __next = __node(__r).map_err(|__e| #x::in_node(__e, __k))?;
+                    __more = #x::take_flag(__r, __o)?;
+                    __tail = &mut __tail.insert(::std::boxed::Box::new(__next)).#link;
+                }
+                __r.leave();
+                ::core::result::Result::Ok(__head)
+            }
         },
     )
 }

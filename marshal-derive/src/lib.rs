@@ -14,6 +14,7 @@ mod cdr;
 mod common;
 mod ctxt;
 mod layout;
+mod list_drop;
 #[cfg(feature = "ndr")]
 mod ndr;
 #[cfg(feature = "xdr")]
@@ -49,7 +50,7 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
     out.extend(cdr::expand(&cont));
     #[cfg(feature = "ndr")]
     out.extend(ndr::expand(&cont));
-    let _ = &cont;
+    out.extend(list_drop::expand(&cont));
     Ok(quote! {
         #outside
 

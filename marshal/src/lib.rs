@@ -46,10 +46,37 @@
 //! - `#[marshal(max_len = N)]` on a string, opaque or vector field is XDR `string<N>` / `T<N>`:
 //!   longer data fails to encode; a longer length fails to decode before anything is allocated.
 //! - A struct whose last field is `Option<Box<Self>>` is an optional-data list
-//!   (`struct entry { ...; entry *next; }`), encoded and decoded with a loop: any length runs in
-//!   constant stack. Other recursion is limited to a nesting depth of
-//!   [`DEFAULT_MAX_DEPTH`], past which coding fails with an
-//!   error.
+//!   (`struct entry { ...; entry *next; }`, a CDR `sequence<entry, 1>` link), encoded and
+//!   decoded with a loop, and given an iterative `Drop`: a list of any length is coded, torn
+//!   down after a failed decode, and dropped in constant stack (Rust's own drop glue would
+//!   recurse once per node and overflow the stack). Other recursion is limited to a nesting
+//!   depth of [`DEFAULT_MAX_DEPTH`], past which coding fails with an error.
+//! - A list type that needs a `Drop` of its own says `#[marshal(manual_drop)]` and unlinks its
+//!   nodes in a loop, as the derived one does:
+//!
+//! ```
+//! # #[cfg(feature = "xdr")] {
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal)]
+//! #[marshal(manual_drop)]
+//! struct Entry {
+//!     name: String,
+//!     next: Option<Box<Entry>>,
+//! }
+//!
+//! impl Drop for Entry {
+//!     fn drop(&mut self) {
+//!         // ... what this type needs, then:
+//!         let mut next = self.next.take();
+//!         while let Some(mut node) = next {
+//!             next = node.next.take();
+//!         }
+//!     }
+//! }
+//! # }
+//! ```
+//!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
 
 pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};

@@ -3,6 +3,7 @@
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
 pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
 
+pub use marshal_core::list::in_node;
 pub use marshal_core::place::FieldGuard;
 
 pub use crate::traits::{
@@ -272,4 +273,35 @@ pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> 
 pub const fn disc_end<D: Discriminant>(pos: usize) -> usize {
     let w = core::mem::size_of::<D>();
     pos + crate::pad(pos, w) + w
+}
+
+/// Where the link of an optional-data list node ends, from `pos`: `Option<T>` is
+/// `sequence<T, 1>`, so the link is its length, an aligned `unsigned long`.
+#[inline(always)]
+pub fn flag_end(pos: usize, depth: u32) -> Result<usize, Error> {
+    0u32.end(pos, depth)
+}
+
+/// Appends the link of an optional-data list node: the length (0 or 1) of its
+/// `sequence<T, 1>`.
+#[inline(always)]
+pub fn put_flag(w: &mut Writer<'_>, present: bool, order: ByteOrder) -> Result<(), Error> {
+    crate::string::put_len(w, usize::from(present), order)
+}
+
+/// Reads the link of an optional-data list node: whether another node follows. A length
+/// above 1 is an error, as for any `Option`.
+#[inline(always)]
+pub fn take_flag(r: &mut Reader<'_>, order: ByteOrder) -> Result<bool, Error> {
+    match crate::string::take_len(r, order)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        n => Err(r.error_back(
+            4,
+            ErrorKind::LengthTooLarge {
+                len: n as u64,
+                max: 1,
+            },
+        )),
+    }
 }

@@ -139,16 +139,10 @@ impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
     const MIN: usize = 4;
     #[inline]
     fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        match take_len(r, order)? {
-            0 => Ok(None),
-            1 => T::decode(r, order).map(Some),
-            n => Err(r.error_back(
-                4,
-                marshal_core::ErrorKind::LengthTooLarge {
-                    len: n as u64,
-                    max: 1,
-                },
-            )),
+        if crate::__private::take_flag(r, order)? {
+            T::decode(r, order).map(Some)
+        } else {
+            Ok(None)
         }
     }
 }

@@ -5,6 +5,7 @@ pub use marshal_core::{
     descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, Writer,
 };
 
+pub use marshal_core::list::in_node;
 pub use marshal_core::place::FieldGuard;
 
 pub use crate::traits::decode_by_place;
@@ -168,14 +169,4 @@ pub fn take_flag(r: &mut Reader<'_>) -> Result<bool, Error> {
 #[inline(always)]
 pub fn put_flag(w: &mut Writer<'_>, present: bool) -> Result<(), Error> {
     w.put(u32::from(present).to_be_bytes())
-}
-
-/// Adds the node index of a list element (after the first) to an error path.
-#[cold]
-pub fn in_node(e: Error, k: usize) -> Error {
-    if k == 0 {
-        e
-    } else {
-        e.at_index(k)
-    }
 }

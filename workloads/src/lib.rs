@@ -78,7 +78,8 @@ pub enum XResult {
     Other(i32, Rect),
 }
 
-/// `struct entry { int id; string name<>; entry *next; }`
+/// `struct entry { int id; string name<>; entry *next; }`. The derive gives it an iterative
+/// `Drop`, so a list of any length drops in constant stack.
 #[derive(Marshal, Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub id: i32,
@@ -90,16 +91,6 @@ pub struct Entry {
 #[derive(Marshal, Debug, Clone, PartialEq, Eq, Default)]
 pub struct EntryList {
     pub head: Option<Box<Entry>>,
-}
-
-impl Drop for Entry {
-    /// Unlinks the tail iteratively, so dropping a long list needs constant stack.
-    fn drop(&mut self) {
-        let mut next = self.next.take();
-        while let Some(mut node) = next {
-            next = node.next.take();
-        }
-    }
 }
 
 impl EntryList {
