@@ -87,7 +87,7 @@ pub struct NativeField {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an NDR record",
     label = "not an NDR field type",
-    note = "NDR fields are integers, floats, `bool`, `String`, arrays, `Vec`s and derived structs"
+    note = "NDR fields are integers, floats, `bool`, `String`, arrays (not of `String`), `Vec`s and derived structs"
 )]
 pub unsafe trait Native: Sized {
     /// The type's description.
@@ -109,7 +109,14 @@ pub unsafe trait Native: Sized {
 /// `bool` and records.
 pub trait VarElement: Native {}
 
-/// Types that may be elements of an array field: everything but `Vec`.
+/// Types that may be elements of an array field: everything but `Vec` and `String` (whose
+/// 24 bytes hold an 8-byte slot: an array of them is not laid out as a format says).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of an NDR array field",
+    label = "not an NDR array element",
+    note = "a `String` is 24 bytes around an 8-byte slot, which no format can describe as \
+            array elements: put each string in a derived struct, and make an array of those"
+)]
 pub trait ArrayElement: Native {}
 
 /// A derived record: the derive implements this for every struct whose fields are all
@@ -270,7 +277,9 @@ unsafe impl Native for String {
         }
     }
 }
-impl ArrayElement for String {}
+// No `ArrayElement` for `String`: a string's slot is 8 bytes but a `String` 24, so in a
+// `[String; N]` the slots lie 24 bytes apart, which a format (whose elements lie their size
+// apart) cannot describe.
 
 // SAFETY: a `Vec` holds a pointer, so neither constant holds; `TYPE` says it is a slot.
 unsafe impl<T: VarElement> Native for Vec<T> {
