@@ -703,8 +703,9 @@ impl Ior {
     /// the object key with `%HH` escapes.
     ///
     /// `None` when there is no IIOP profile, when their object keys differ (a URL has one
-    /// key), or when a host cannot be written in a URL. Components and other profiles are
-    /// not carried.
+    /// key), when a host cannot be written in a URL, or when there are more than the 32
+    /// addresses [`Ior::parse`] accepts (so every URL this writes parses back). Components
+    /// and other profiles are not carried.
     ///
     /// ```
     /// use wire_iiop::giop::Ior;
@@ -717,6 +718,9 @@ impl Ior {
     pub fn to_corbaloc(&self) -> Option<String> {
         use core::fmt::Write;
         let key = &self.iiop_profiles().next()?.object_key;
+        if self.iiop_profiles().count() > MAX_CORBALOC_ADDRESSES {
+            return None;
+        }
         let mut s = String::from("corbaloc:");
         for (i, p) in self.iiop_profiles().enumerate() {
             if p.object_key != *key || !valid_host(&p.host) {
@@ -1444,6 +1448,21 @@ mod tests {
         );
         assert_eq!(Ior::new("", "a b", 1, b"k").to_corbaloc(), None);
         assert_eq!(Ior::new("", "", 1, b"k").to_corbaloc(), None);
+    }
+
+    /// Found by fuzzing: a URL of 33 addresses was written, and `parse` refuses it.
+    #[test]
+    fn corbaloc_is_written_only_when_it_parses_back() {
+        let ior = |n: usize| {
+            let profiles: Vec<Profile> = (0..n)
+                .map(|i| Profile::iiop(IiopProfile::new(format!("h{i}"), 1, b"k".to_vec())))
+                .collect::<Result<_, _>>()
+                .unwrap();
+            Ior::from_profiles("IDL:A:1.0", profiles).unwrap()
+        };
+        let url = ior(32).to_corbaloc().unwrap();
+        assert_eq!(Ior::parse(&url).unwrap().iiop_profiles().count(), 32);
+        assert_eq!(ior(33).to_corbaloc(), None);
     }
 
     #[test]
