@@ -1,0 +1,2 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| marshal_fuzz_targets::cdr_derived::run(data));
