@@ -51,6 +51,9 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+# Among them, marshal-fuzz-targets' replay and memory_bounds tests run every committed fuzz seed
+# and regression input (fuzz/seeds, fuzz/regressions) through its target without a fuzzer, and
+# check each decoder's allocation bound with a counting allocator.
 cargo test --workspace --all-features
 # Every benchmark runs once in test mode, so the suite (and its C peer) cannot rot.
 cargo test -p marshal-benches --benches
