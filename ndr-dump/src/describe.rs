@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use wire_ndr::{ByteOrder, Field, Format, Kind, Value};
+use wire_ndr::{ByteOrder, Format, Value};
 
 /// `format` as a JSON object, e.g. `{"format":"point","id":"…","byte_order":"big","size":8,
 /// "fields":[{"name":"x","type":"integer","size":4,"offset":0},…],"nested":[]}`.
@@ -34,7 +34,7 @@ fn write_format(s: &mut String, f: &Format) {
             s,
             r#"{{"name":{},"type":{},"size":{},"offset":{}}}"#,
             json_str(field.name()),
-            json_str(&type_name(field)),
+            json_str(&field.type_name()),
             field.size(),
             field.offset()
         );
@@ -54,31 +54,10 @@ fn json_str(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
 }
 
-/// The field's PBIO type string: `"float[3][4]"`, `"unsigned integer"`, `"point[]"`.
-pub fn type_name(field: &Field) -> String {
-    let mut t = match field.kind() {
-        Kind::Int => "integer",
-        Kind::UInt => "unsigned integer",
-        Kind::Float => "float",
-        Kind::Char => "char",
-        Kind::Bool => "boolean",
-        Kind::String => "string",
-        Kind::Record(name) => name,
-    }
-    .to_owned();
-    for d in field.dims() {
-        let _ = write!(t, "[{d}]");
-    }
-    if field.is_variable() {
-        t.push_str("[]");
-    }
-    t
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wire_ndr::IOField;
+    use wire_ndr::{Field, IOField};
 
     #[test]
     fn describes_fields_with_their_type_strings_and_nested_formats() {
@@ -103,7 +82,7 @@ mod tests {
             std::slice::from_ref(&p),
         )
         .unwrap();
-        let types: Vec<String> = f.fields().iter().map(type_name).collect();
+        let types: Vec<String> = f.fields().iter().map(Field::type_name).collect();
         assert_eq!(types, ["unsigned integer", "float[2][1]", "p[]", "string"]);
         assert_eq!(
             format_json(&f),
