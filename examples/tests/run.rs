@@ -130,3 +130,36 @@ fn rpc_client_without_an_address_fails() {
     assert!(!status.success());
     assert!(out.is_empty(), "{out:?}");
 }
+
+#[test]
+fn ndr_receiver_converts_what_ndr_sender_sends() {
+    let mut receiver = Running::start("ndr_receiver", env!("CARGO_BIN_EXE_ndr_receiver"), &[]);
+    let addr = listening_address(&receiver.line());
+    let sent = run("ndr_sender", env!("CARGO_BIN_EXE_ndr_sender"), &[&addr]);
+    assert!(sent[0].starts_with("format Reading ("), "{sent:#?}");
+    assert_eq!(
+        sent.iter()
+            .filter(|l| l.starts_with("sent Reading"))
+            .count(),
+        3
+    );
+
+    let (status, got) = receiver.finish();
+    assert!(
+        status.success(),
+        "ndr_receiver exited with {status}: {got:#?}"
+    );
+    assert!(got[0].starts_with("sender 127.0.0.1:"), "{got:#?}");
+    assert_eq!(
+        got[1..],
+        [
+            "got Reading { station: \"station-0\", seq: 0, temps: [20.0, 20.5, 21.0, 21.5], \
+             position: Position { lat: 48.5, lon: -3.25 }, quality: 0 }",
+            "got Reading { station: \"station-1\", seq: 1, temps: [20.0, 20.5, 21.0, 22.5], \
+             position: Position { lat: 49.5, lon: -3.25 }, quality: 0 }",
+            "got Reading { station: \"station-2\", seq: 2, temps: [20.0, 20.5, 21.0, 23.5], \
+             position: Position { lat: 50.5, lon: -3.25 }, quality: 0 }",
+            "3 records",
+        ]
+    );
+}
