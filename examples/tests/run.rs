@@ -132,6 +132,23 @@ fn rpc_client_without_an_address_fails() {
 }
 
 #[test]
+fn omniorb_client_calls_giop_server() {
+    let mut server = Running::start("giop_server", env!("CARGO_BIN_EXE_giop_server"), &[]);
+    let ior = server.line();
+    assert!(ior.starts_with("IOR:"), "{ior}");
+    let corbaloc = server.line();
+    assert!(
+        corbaloc.starts_with("corbaloc:iiop:1.2@127.0.0.1:") && corbaloc.ends_with("/Bench"),
+        "{corbaloc}"
+    );
+    // omni-client calls every operation of Flick::Bench and checks each result.
+    omniorb_peer::assert_omni_client_passes(&ior, &[], "giop_server, by IOR");
+    omniorb_peer::assert_omni_client_passes(&ior, &["--giop", "1.0"], "giop_server, GIOP 1.0");
+    omniorb_peer::assert_omni_client_passes(&corbaloc, &[], "giop_server, by corbaloc");
+    server.assert_running();
+}
+
+#[test]
 fn ndr_receiver_converts_what_ndr_sender_sends() {
     let mut receiver = Running::start("ndr_receiver", env!("CARGO_BIN_EXE_ndr_receiver"), &[]);
     let addr = listening_address(&receiver.line());
