@@ -4,12 +4,12 @@
 //! messages, the receiver solves a 0-1 knapsack ([`knapsack::greedy`]): each plan is an item
 //! of profit `f × (t_interp − t_jit)` ([`cost::estimate`]) and weight its code bytes (the
 //! estimate until it has been compiled once, then the measured size), the capacity the code
-//! budget. The frequency `f` starts from Hoschka's static estimate over the type-reference
-//! graph of the formats the receiver knows ([`frequency::from_formats`]) and gives way to the
-//! observed counts as messages arrive: `f = (seen + P·static) / (total + P)` with `P` =
-//! [`PRIOR`] messages. Chosen plans not yet compiled are queued, best profit per byte first,
-//! and compiled one per message (so no decode waits for more than one compile); compiled
-//! plans that were not chosen are evicted, which frees their code.
+//! budget. The frequency `f` (runs of the plan per message) starts from the static estimate
+//! for the formats the receiver knows ([`frequency::from_formats`], an even prior over them)
+//! and gives way to the observed counts as messages arrive: `f = (seen + P·static) /
+//! (total + P)` with `P` = [`PRIOR`] messages. Chosen plans not yet compiled are queued, best
+//! profit per byte first, and compiled one per message (so no decode waits for more than one
+//! compile); compiled plans that were not chosen are evicted, which frees their code.
 //!
 //! With [`Engine::Jit`](crate::Engine::Jit) every plan is compiled when first used, and the
 //! least used are evicted when the code passes the budget.
@@ -177,8 +177,14 @@ impl Tier {
         if self.statics_dirty {
             let fs = formats();
             let refs: Vec<&Format> = fs.iter().map(|f| &**f).collect();
-            let freq = frequency::from_formats(&refs, &frequency::Params::default());
-            self.statics = fs.iter().map(|f| f.id()).zip(freq).collect();
+            // Runs per message (saving_ns counts a plan's nested steps); no prior on failure.
+            let freq =
+                frequency::from_formats(&refs, &frequency::Params::default()).unwrap_or_default();
+            self.statics = fs
+                .iter()
+                .map(|f| f.id())
+                .zip(freq.iter().map(|p| p.runs))
+                .collect();
             self.statics_dirty = false;
         }
         let total: u64 = self.slots.values().map(|s| s.seen).sum();
