@@ -1,11 +1,13 @@
 //! GIOP, the General Inter-ORB Protocol (CORBA 3, chapter 15), versions 1.0, 1.1 and 1.2:
 //! message headers in both byte orders, every message type, fragment reassembly with caps,
-//! service contexts passed through, system exceptions, and (in `ior`) object references.
+//! service contexts passed through, system exceptions, and object references ([`Ior`]:
+//! binary, `IOR:` strings and `corbaloc:` URLs).
 //!
 //! Messages are encoded in one pass with one reservation ([`encode_message`]); received
 //! messages are parsed into their header and a [`Body`] that the caller decodes with its own
 //! types ([`Message::parse`]).
 
+mod corbaloc;
 mod fragment;
 mod header;
 mod headers;
