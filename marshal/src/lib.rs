@@ -83,8 +83,10 @@ pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
 pub use marshal_derive::Marshal;
 
 /// Decoding a message while it arrives: the GIOP transport decodes large bodies a piece at a
-/// time as they come off the socket ([`arriving::Arriving`], read through
-/// `marshal::giop::Message::parse_arriving`).
+/// time as they come off the socket (`arriving::Arriving`, read through
+/// `marshal::giop::Message::parse_arriving`). An implementation detail of the transports,
+/// reachable for tests and fuzzing: not a public API.
+#[doc(hidden)]
 pub use marshal_core::arriving;
 
 /// XDR (RFC 4506): entry points and traits.
@@ -232,8 +234,16 @@ pub mod ndr {
 #[cfg(feature = "iiop")]
 pub mod giop {
     #[cfg(feature = "transports")]
-    pub use transports::giop::*;
-    pub use wire_iiop::giop::*;
+    pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};
+    pub use wire_iiop::giop::{
+        encode_message, Body, CancelRequestHeader, CloseConnection, Completion, IiopProfile, Ior,
+        LocateReplyHeader, LocateRequestHeader, LocateStatus, Message, MessageError, MessageHead,
+        MessageHeader, MessageKind, MsgType, Profile, Reassembler, ReplyHeader, ReplyStatus,
+        RequestHeader, ServiceContext, SystemException, TaggedComponent, TaggedProfile,
+        TargetAddress, Version, CODE_SETS, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_MESSAGE, HEADER_LEN,
+        MAGIC, RESPONSE_EXPECTED, TAG_ALTERNATE_IIOP_ADDRESS, TAG_CODE_SETS, TAG_INTERNET_IOP,
+        TAG_MULTIPLE_COMPONENTS, TAG_ORB_TYPE, UTF16, UTF8,
+    };
 }
 
 /// ONC RPC (RFC 5531): call and reply headers, credentials ([`Auth`](rpc::Auth)) and record
@@ -266,8 +276,16 @@ pub mod giop {
 #[cfg(feature = "xdr")]
 pub mod rpc {
     #[cfg(feature = "transports")]
-    pub use transports::rpc::*;
-    pub use wire_xdr::rpc::*;
+    pub use transports::rpc::{
+        rpcbind, write_record, Call, Client, Program, Protocol, RpcError, Server, ServerHandle,
+        DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
+    };
+    pub use wire_xdr::rpc::{
+        record_mark, AcceptStat, Auth, AuthStat, CallHeader, Message, OpaqueAuth, Progress,
+        RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader, AUTH_NONE, AUTH_SYS,
+        DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_AUTH_BYTES, MAX_FRAGMENT_LEN,
+        MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
+    };
 }
 
 /// Layout-annotated records (USC): a struct whose bytes are a contract — protocol headers,

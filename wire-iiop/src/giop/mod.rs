@@ -29,7 +29,11 @@ pub use ior::{
     IiopProfile, Ior, Profile, TaggedComponent, TAG_ALTERNATE_IIOP_ADDRESS, TAG_CODE_SETS,
     TAG_INTERNET_IOP, TAG_MULTIPLE_COMPONENTS, TAG_ORB_TYPE,
 };
-pub use message::{encode_message, measure, write, Body, Layout, Message, MessageKind};
+pub use message::{encode_message, Body, Message, MessageKind};
+/// Two-pass encoding for senders that write large parts of a message where they lie (the
+/// transports' vectored sends): not a public API.
+#[doc(hidden)]
+pub use message::{measure, write, MessageLayout};
 pub use op_name::CdrBytes;
 pub use service_context::{ServiceContext, CODE_SETS, UTF16, UTF8};
 pub use system_exception::{Completion, SystemException};
