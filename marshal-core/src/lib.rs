@@ -11,6 +11,8 @@
 //! hidden modules (byte-order kernels, decoding in place, arriving messages, …) serve the
 //! wire crates and the derive's output, and change without notice.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[doc(hidden)]
 pub mod array;
 #[doc(hidden)]

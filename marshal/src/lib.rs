@@ -79,6 +79,8 @@
 //!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
 pub use marshal_derive::Marshal;
 
@@ -109,6 +111,7 @@ pub use marshal_core::arriving;
 /// | tuples (up to 12) | `struct` |
 /// | `#[marshal(max_len = N)]` field | `string<N>`, `opaque<N>`, `T<N>` |
 #[cfg(feature = "xdr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod xdr {
     pub use wire_xdr::{encode_into, from_slice, size_class, to_vec, Decode, Encode};
 }
@@ -146,6 +149,7 @@ pub mod xdr {
 /// # Ok::<(), marshal::Error>(())
 /// ```
 #[cfg(feature = "iiop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod cdr {
     pub use wire_iiop::{
         encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode,
@@ -204,6 +208,7 @@ pub mod cdr {
 /// default is [`Engine::Tiered`](ndr::Engine) under a code budget), and read what it did in
 /// [`Receiver::stats`](ndr::Receiver::stats).
 #[cfg(feature = "ndr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr {
     #[cfg(feature = "transports")]
     pub use transports::ndr::{
@@ -232,8 +237,10 @@ pub mod ndr {
 /// # Ok::<(), marshal::Error>(())
 /// ```
 #[cfg(feature = "iiop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod giop {
     #[cfg(feature = "transports")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};
     pub use wire_iiop::giop::{
         encode_message, Body, CancelRequestHeader, CloseConnection, Completion, IiopProfile, Ior,
@@ -274,8 +281,10 @@ pub mod giop {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[cfg(feature = "xdr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc {
     #[cfg(feature = "transports")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::rpc::{
         rpcbind, write_record, Call, Client, Program, Protocol, RpcError, Server, ServerHandle,
         DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
