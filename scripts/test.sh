@@ -51,6 +51,8 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+# The API docs: broken links and other rustdoc warnings fail the run.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --all-features --no-deps
 # Among them, marshal-fuzz-targets' replay and memory_bounds tests run every committed fuzz seed
 # and regression input (fuzz/seeds, fuzz/regressions) through its target without a fuzzer, and
 # check each decoder's allocation bound with a counting allocator.

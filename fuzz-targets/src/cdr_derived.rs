@@ -3,7 +3,7 @@
 //!
 //! Input: `[selector][CDR bytes]`. Selector bit 7: little-endian (else big); bit 6: the bytes
 //! are an encapsulation (their first octet gives the byte order); bits 0–5: one of
-//! [`TYPES`](crate::xdr_derived::TYPES) (modulo their number). CDR padding is not checked on
+//! [`TYPES`] (modulo their number). CDR padding is not checked on
 //! decode, so a decoded value need not re-encode to the input; its encoding must decode and
 //! re-encode to the same bytes, and encoding it in the other byte order and decoding that
 //! must give the same value back.

@@ -32,7 +32,7 @@ pub mod xdr_derived;
 mod convert;
 mod util;
 
-/// NDR conversion by the interpreter (`Engine::Interpreter`); see [`convert`].
+/// NDR conversion by the interpreter (`Engine::Interpreter`); see `convert.rs`.
 pub mod ndr_convert_interp {
     /// The target: one format description and body, converted into every local type.
     pub fn run(data: &[u8]) {

@@ -18,8 +18,9 @@ use core::cell::{Cell, RefCell};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use std::io::{self, Read};
+use std::sync::Arc;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Where the rest of an arriving message comes from. Offsets count from the start of the
 /// message.
@@ -31,6 +32,11 @@ pub trait Refill {
     /// Waits until at least `end` bytes (at most [`Refill::message_len`]) have arrived, and returns
     /// every byte that has. Reads may bring in more than asked for.
     fn fill(&self, end: usize) -> Result<&[u8], Error>;
+    /// The I/O error that stopped the message, if one did: the errors of a decoder that ran
+    /// out of input report it as their source. None by default.
+    fn io_error(&self) -> Option<Arc<io::Error>> {
+        None
+    }
 }
 
 impl core::fmt::Debug for dyn Refill + '_ {
@@ -81,8 +87,8 @@ pub struct Arriving<'a, R> {
     /// written only by `fill`, through `start`.
     filled: &'a Cell<usize>,
     source: RefCell<R>,
-    /// The first I/O error, kept for the caller (the decoder only sees that input ended).
-    io_error: RefCell<Option<io::Error>>,
+    /// The first I/O error, kept for the caller and shared with the decoder's errors.
+    io_error: RefCell<Option<Arc<io::Error>>>,
     _buf: PhantomData<&'a mut [u8]>,
 }
 
@@ -124,8 +130,12 @@ impl<'a, R: Read> Arriving<'a, R> {
 
     /// The first I/O error a read met, if any (the end of the source counts, as
     /// `UnexpectedEof`): a decoder that failed because of it failed for the transport.
+    ///
+    /// The decoder's errors hold the same error as their source: once they are dropped this
+    /// is the original; while one lives, an error of the same kind that has it as its source.
     pub fn take_io_error(&self) -> Option<io::Error> {
-        self.io_error.borrow_mut().take()
+        let shared = self.io_error.borrow_mut().take()?;
+        Some(Arc::try_unwrap(shared).unwrap_or_else(|shared| io::Error::new(shared.kind(), shared)))
     }
 
     fn arrived_slice(&self) -> &'a [u8] {
@@ -174,8 +184,12 @@ impl<'a, R: Read> Arriving<'a, R> {
             None => "the connection closed in the middle of the message".to_owned(),
         };
         let e = e.unwrap_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, why.clone()));
-        self.io_error.borrow_mut().get_or_insert(e);
-        Error::new(ErrorKind::Custom(why), at)
+        let kept = Arc::clone(
+            self.io_error
+                .borrow_mut()
+                .get_or_insert_with(|| Arc::new(e)),
+        );
+        Error::io(why, kept, Some(at))
     }
 }
 
@@ -189,12 +203,15 @@ impl<R: Read> Refill for Arriving<'_, R> {
     fn fill(&self, end: usize) -> Result<&[u8], Error> {
         self.fill_to(end)
     }
+    fn io_error(&self) -> Option<Arc<io::Error>> {
+        self.io_error.borrow().clone()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Flat, Reader};
+    use crate::{ErrorKind, Flat, Reader};
 
     /// Delivers `data` in reads of at most `step` bytes.
     struct Trickle<'d> {
@@ -272,6 +289,13 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.offset(), Some(0));
+        // The decoder's error has the I/O error as its source.
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
+        assert_eq!(
+            source.map(io::Error::kind),
+            Some(io::ErrorKind::UnexpectedEof)
+        );
+        drop(e);
         assert_eq!(
             arriving.take_io_error().map(|e| e.kind()),
             Some(io::ErrorKind::UnexpectedEof)
@@ -299,11 +323,27 @@ mod tests {
         let mut buf = [0u8; 4];
         let filled = Cell::new(0);
         let arriving = Arriving::new(&mut buf, &filled, Fails);
-        assert!(Reader::arriving(&arriving, 0).array::<4>().is_err());
+        let e = Reader::arriving(&arriving, 0).array::<4>().unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
         assert_eq!(
-            arriving.take_io_error().map(|e| e.kind()),
+            e.io_error().map(io::Error::kind),
             Some(io::ErrorKind::ConnectionReset)
         );
+        let e = arriving.fill_all().unwrap_err();
+        assert_eq!(
+            e.io_error().map(io::Error::kind),
+            Some(io::ErrorKind::ConnectionReset)
+        );
+        // Taken while the decoder's errors still hold it: an error of the same kind
+        // wrapping it; once they are gone, the original.
+        let taken = arriving.take_io_error().unwrap();
+        assert_eq!(taken.kind(), io::ErrorKind::ConnectionReset);
+        assert!(taken.get_ref().is_some());
+        drop(e);
+        let _ = arriving.fill_all();
+        let taken = arriving.take_io_error().unwrap();
+        assert_eq!(taken.kind(), io::ErrorKind::ConnectionReset);
+        assert_eq!(taken.to_string(), "reset");
         let mut buf = [0u8; 4];
         let arriving = Arriving::new(&mut buf, &filled, Lies);
         assert!(arriving.fill_all().is_err());

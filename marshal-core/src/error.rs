@@ -1,6 +1,8 @@
 //! The one error type of the framework: what went wrong, where (field path), and at which byte.
 
 use core::fmt;
+use std::io;
+use std::sync::Arc;
 
 /// An encoding or decoding error: the kind, the byte offset where it happened, and the path of
 /// fields from the outermost value down to the failing one.
@@ -21,6 +23,9 @@ struct Inner {
     offset: Option<usize>,
     /// Innermost segment first: segments are pushed as the error travels outwards.
     path: Vec<Segment>,
+    /// The I/O error behind an [`ErrorKind::Io`]. Shared: an arriving message keeps the
+    /// error it met for its transport while the decoder's errors report it too.
+    io: Option<Arc<io::Error>>,
 }
 
 /// One step of a field path.
@@ -84,6 +89,10 @@ pub enum ErrorKind {
     DoesNotFit { value: String, target: &'static str },
     /// An NDR message whose format id is neither registered nor resolvable.
     UnknownFormat(String),
+    /// The input stopped arriving or the output could not be written: what was going on. The
+    /// [`std::io::Error`] behind it, with its [`kind`](std::io::Error::kind), is the error's
+    /// [`source`](std::error::Error::source) (and [`Error::io_error`]).
+    Io(String),
     /// Anything else, described in words.
     Custom(String),
 }
@@ -96,6 +105,7 @@ impl Error {
             kind,
             offset: Some(offset),
             path: Vec::new(),
+            io: None,
         }))
     }
 
@@ -106,7 +116,44 @@ impl Error {
             kind,
             offset: None,
             path: Vec::new(),
+            io: None,
         }))
+    }
+
+    /// An [`ErrorKind::Io`] error: `what` was going on when `source` happened, at byte
+    /// `offset` of the message if there is one. `source` stays reachable through
+    /// [`std::error::Error::source`], so callers can tell, say, a reset connection
+    /// (`ConnectionReset`, `UnexpectedEof`) from a timeout (`WouldBlock`, `TimedOut`).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// use std::io;
+    /// let e = marshal_core::Error::io(
+    ///     "socket write failed",
+    ///     io::Error::from(io::ErrorKind::ConnectionReset),
+    ///     None,
+    /// );
+    /// let io = e.source().and_then(|s| s.downcast_ref::<io::Error>()).unwrap();
+    /// assert_eq!(io.kind(), io::ErrorKind::ConnectionReset);
+    /// assert_eq!(e.io_error().map(io::Error::kind), Some(io::ErrorKind::ConnectionReset));
+    /// ```
+    #[cold]
+    pub fn io(
+        what: impl Into<String>,
+        source: impl Into<Arc<io::Error>>,
+        offset: Option<usize>,
+    ) -> Self {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io(what.into()),
+            offset,
+            path: Vec::new(),
+            io: Some(source.into()),
+        }))
+    }
+
+    /// The I/O error behind this one, if an I/O error caused it ([`ErrorKind::Io`]).
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.0.io.as_deref()
     }
 
     /// What went wrong.
@@ -225,7 +272,7 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::UnknownFormat(id) => write!(f, "unknown format id {id}"),
             ErrorKind::InvalidFormat(msg) => write!(f, "invalid format description: {msg}"),
-            ErrorKind::Custom(msg) => f.write_str(msg),
+            ErrorKind::Io(what) | ErrorKind::Custom(what) => f.write_str(what),
         }
     }
 }
@@ -250,7 +297,14 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .io
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 #[cfg(test)]
 mod tests {

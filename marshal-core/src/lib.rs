@@ -1,35 +1,50 @@
 //! Core of the `marshal` framework: what every wire format shares.
 //!
 //! - [`SizeClass`]: compile-time size classes (Flick §3.1);
-//! - [`Error`]: one error type with field path and byte offset;
+//! - [`Error`]: one error type with field path and byte offset (and the I/O error behind it,
+//!   if one was);
 //! - [`Writer`] / [`Reader`]: cursors with one capacity or length check per fixed segment;
 //! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
-//! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable);
-//! - [`place`]: decoding values straight into their final place (no moves), with drop guards;
-//! - [`text`]: the word-wise ASCII checks that keep string decoding cheap;
 //! - [`layout`]: layout-annotated records (USC): whole-record conversion, views, in place.
 //!
-//! Applications use the `marshal` facade crate; this crate is for wire-format crates.
+//! Applications use the `marshal` facade crate; this crate is for wire-format crates. Its
+//! hidden modules (byte-order kernels, decoding in place, arriving messages, …) serve the
+//! wire crates and the derive's output, and change without notice.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[doc(hidden)]
 pub mod array;
+#[doc(hidden)]
 pub mod arriving;
 mod default_arm;
 mod depth;
-pub mod error;
+mod error;
+#[doc(hidden)]
 pub mod flat;
 pub mod layout;
+#[doc(hidden)]
 pub mod list;
+#[doc(hidden)]
 pub mod place;
+#[doc(hidden)]
 pub mod reader;
+#[doc(hidden)]
 pub mod size_class;
-
+#[doc(hidden)]
 pub mod swap;
+#[doc(hidden)]
 pub mod text;
+#[doc(hidden)]
 pub mod vectored;
+#[doc(hidden)]
 pub mod writer;
 
+#[doc(hidden)]
 pub use default_arm::ArmDiscriminant;
-pub use depth::{descend, DEFAULT_MAX_DEPTH};
+#[doc(hidden)]
+pub use depth::descend;
+pub use depth::DEFAULT_MAX_DEPTH;
 pub use error::{Error, ErrorKind, Segment};
 pub use flat::Flat;
 pub use reader::Reader;

@@ -144,11 +144,15 @@ impl<'de> Reader<'de> {
         if let Some(more) = self.more {
             let arrived = more.arrived().len();
             if self.position().saturating_add(needed) <= more.message_len() {
-                return self.error(ErrorKind::Custom(format!(
+                let what = format!(
                     "the message stopped arriving after {arrived} of its {} bytes \
                      ({needed} more needed here)",
                     more.message_len()
-                )));
+                );
+                return match more.io_error() {
+                    Some(io) => Error::io(what, io, Some(self.position())),
+                    None => self.error(ErrorKind::Custom(what)),
+                };
             }
         }
         self.error(ErrorKind::UnexpectedEnd {

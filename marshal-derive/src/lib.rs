@@ -5,6 +5,8 @@
 //! format whose cargo feature is on. Output is wrapped in `const _: () = { ... };` and reaches the
 //! runtime only through `::marshal::__private`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod ast;
 mod attr;
 mod bound;

@@ -79,12 +79,16 @@
 //!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
 pub use marshal_derive::Marshal;
 
 /// Decoding a message while it arrives: the GIOP transport decodes large bodies a piece at a
-/// time as they come off the socket ([`arriving::Arriving`], read through
-/// `marshal::giop::Message::parse_arriving`).
+/// time as they come off the socket (`arriving::Arriving`, read through
+/// `marshal::giop::Message::parse_arriving`). An implementation detail of the transports,
+/// reachable for tests and fuzzing: not a public API.
+#[doc(hidden)]
 pub use marshal_core::arriving;
 
 /// XDR (RFC 4506): entry points and traits.
@@ -107,6 +111,7 @@ pub use marshal_core::arriving;
 /// | tuples (up to 12) | `struct` |
 /// | `#[marshal(max_len = N)]` field | `string<N>`, `opaque<N>`, `T<N>` |
 #[cfg(feature = "xdr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod xdr {
     pub use wire_xdr::{encode_into, from_slice, size_class, to_vec, Decode, Encode};
 }
@@ -144,6 +149,7 @@ pub mod xdr {
 /// # Ok::<(), marshal::Error>(())
 /// ```
 #[cfg(feature = "iiop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod cdr {
     pub use wire_iiop::{
         encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode,
@@ -202,6 +208,7 @@ pub mod cdr {
 /// default is [`Engine::Tiered`](ndr::Engine) under a code budget), and read what it did in
 /// [`Receiver::stats`](ndr::Receiver::stats).
 #[cfg(feature = "ndr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr {
     #[cfg(feature = "transports")]
     pub use transports::ndr::{
@@ -230,10 +237,20 @@ pub mod ndr {
 /// # Ok::<(), marshal::Error>(())
 /// ```
 #[cfg(feature = "iiop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod giop {
     #[cfg(feature = "transports")]
-    pub use transports::giop::*;
-    pub use wire_iiop::giop::*;
+    #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
+    pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};
+    pub use wire_iiop::giop::{
+        encode_message, Body, CancelRequestHeader, CloseConnection, Completion, IiopProfile, Ior,
+        LocateReplyHeader, LocateRequestHeader, LocateStatus, Message, MessageError, MessageHead,
+        MessageHeader, MessageKind, MsgType, Profile, Reassembler, ReplyHeader, ReplyStatus,
+        RequestHeader, ServiceContext, SystemException, TaggedComponent, TaggedProfile,
+        TargetAddress, Version, CODE_SETS, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_MESSAGE, HEADER_LEN,
+        MAGIC, RESPONSE_EXPECTED, TAG_ALTERNATE_IIOP_ADDRESS, TAG_CODE_SETS, TAG_INTERNET_IOP,
+        TAG_MULTIPLE_COMPONENTS, TAG_ORB_TYPE, UTF16, UTF8,
+    };
 }
 
 /// ONC RPC (RFC 5531): call and reply headers, credentials ([`Auth`](rpc::Auth)) and record
@@ -264,10 +281,20 @@ pub mod giop {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[cfg(feature = "xdr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc {
     #[cfg(feature = "transports")]
-    pub use transports::rpc::*;
-    pub use wire_xdr::rpc::*;
+    #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
+    pub use transports::rpc::{
+        rpcbind, write_record, Call, Client, Program, Protocol, RpcError, Server, ServerHandle,
+        DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
+    };
+    pub use wire_xdr::rpc::{
+        record_mark, AcceptStat, Auth, AuthStat, CallHeader, Message, OpaqueAuth, Progress,
+        RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader, AUTH_NONE, AUTH_SYS,
+        DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_AUTH_BYTES, MAX_FRAGMENT_LEN,
+        MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
+    };
 }
 
 /// Layout-annotated records (USC): a struct whose bytes are a contract — protocol headers,

@@ -2,11 +2,12 @@
 //! memory, and reads into a reused buffer.
 
 use std::io::{self, IoSlice, Read, Write};
+use std::sync::Arc;
 
 pub(crate) use marshal_core::vectored::write_all_vectored;
 
 use marshal_core::writer::Spill;
-use marshal_core::{Error, ErrorKind};
+use marshal_core::Error;
 
 /// Octet runs at least this long go to the socket where they lie instead of being copied
 /// into the message buffer.
@@ -20,13 +21,63 @@ pub(crate) const VECTORED_MIN: usize = 16 * 1024;
 const SEND_PIECE: usize = 512 * 1024;
 
 /// A [`Spill`] that sends to a socket: each spill is one `writev` of the gathered bytes and
-/// the large slice. An I/O error is kept (the encoder only sees that it failed).
+/// the large slice. An I/O error is kept for [`SocketSpill::outcome`], and is the source of
+/// the error the encoder sees.
 #[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
 pub(crate) struct SocketSpill<'s, W: Write> {
-    pub(crate) socket: &'s mut W,
-    pub(crate) io_error: Option<io::Error>,
+    socket: &'s mut W,
+    io_error: Option<Arc<io::Error>>,
     /// Whether any part of the message went out.
-    pub(crate) spilled: bool,
+    spilled: bool,
+}
+
+/// Why a message sent through a [`SocketSpill`] did not go out whole.
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
+#[derive(Debug)]
+pub(crate) enum SpillError {
+    /// The socket failed.
+    Io(io::Error),
+    /// The value did not encode; `sent` says whether part of the message had gone out.
+    Marshal { error: Error, sent: bool },
+}
+
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
+impl<'s, W: Write> SocketSpill<'s, W> {
+    /// A spill to `socket`.
+    pub(crate) fn new(socket: &'s mut W) -> Self {
+        SocketSpill {
+            socket,
+            io_error: None,
+            spilled: false,
+        }
+    }
+
+    /// What the encoding that spilled here came to, `r` being its result: the socket's
+    /// error if one stopped it, else the encoder's.
+    pub(crate) fn outcome(self, r: Result<(), Error>) -> Result<(), SpillError> {
+        let error = match r {
+            Ok(()) => return Ok(()),
+            Err(error) => error,
+        };
+        match self.io_error {
+            Some(io) => {
+                // The encoder's error shares the I/O error: dropped, the original comes back.
+                drop(error);
+                Err(SpillError::Io(unshare(io)))
+            }
+            None => Err(SpillError::Marshal {
+                error,
+                sent: self.spilled,
+            }),
+        }
+    }
+}
+
+/// The I/O error in `shared`: the original if nothing else holds it, else one of the same
+/// kind whose source it is.
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
+fn unshare(shared: Arc<io::Error>) -> io::Error {
+    Arc::try_unwrap(shared).unwrap_or_else(|shared| io::Error::new(shared.kind(), shared))
 }
 
 impl<W: Write> Spill for SocketSpill<'_, W> {
@@ -41,9 +92,10 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
             write_in_pieces(self.socket, head, large)
         };
         r.map_err(|e| {
-            let what = e.to_string();
-            self.io_error = Some(e);
-            Error::without_offset(ErrorKind::Custom(format!("socket write failed: {what}")))
+            let what = format!("socket write failed: {e}");
+            let e = Arc::new(e);
+            self.io_error = Some(Arc::clone(&e));
+            Error::io(what, e, None)
         })
     }
 }

@@ -7,12 +7,17 @@
 //! - feature `xdr`: [`rpc`], ONC RPC (RFC 5531) clients and servers over TCP and UDP, and
 //!   an rpcbind client.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[cfg(any(feature = "iiop", feature = "xdr"))]
 mod conn_threads;
 #[cfg(feature = "iiop")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod giop;
 mod io_util;
 #[cfg(feature = "ndr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr;
 #[cfg(feature = "xdr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc;

@@ -23,6 +23,8 @@
 //! assert_eq!(from_slice::<(i32, f64)>(&bytes, ByteOrder::Big).unwrap(), (7, 1.5));
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod entry;
 pub mod giop;
 mod order;

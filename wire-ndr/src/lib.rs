@@ -30,6 +30,8 @@
 //! assert_eq!(Format::from_bytes(&bytes).unwrap().id(), f.id());
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod canonical;
 mod dynamic;
 mod engine;

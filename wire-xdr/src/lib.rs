@@ -9,6 +9,8 @@
 //! capacity or length check each (Flick §3.1), and arrays of flat words are one copy or one
 //! vectorised byte-swap pass.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod array;
 mod entry;
 mod number;

@@ -246,9 +246,11 @@ impl Client {
                 RecvError::Io(e) => CallError::Transport(e),
                 RecvError::Protocol(e) => CallError::Protocol(e.to_string()),
             })?;
-            let msg = incoming
-                .parse()
-                .map_err(|e| CallError::Protocol(e.to_string()))?;
+            // Headers that stopped arriving are the transport's failure.
+            let msg = incoming.parse().map_err(|e| match incoming.blame(e) {
+                Ok(io) => CallError::Transport(io),
+                Err(e) => CallError::Protocol(e.to_string()),
+            })?;
             let body = msg.body();
             let head = match msg.kind {
                 MessageKind::Reply(h) if h.request_id == id => h,
@@ -269,9 +271,9 @@ impl Client {
             };
             self.reply_order = body.order();
             // A decode error because the reply stopped arriving is the transport's.
-            let marshal = |e: marshal_core::Error| match incoming.io_error() {
-                Some(io) => CallError::Transport(io),
-                None => CallError::Marshal(e),
+            let marshal = |e: marshal_core::Error| match incoming.blame(e) {
+                Ok(io) => CallError::Transport(io),
+                Err(e) => CallError::Marshal(e),
             };
             return Ok(match head.status {
                 ReplyStatus::NoException => Next::Done(body.decode::<Ret>().map_err(marshal)),

@@ -5,14 +5,14 @@ use std::cell::Cell;
 use std::io;
 use std::net::TcpStream;
 
-use marshal_core::arriving::Arriving;
+use marshal_core::arriving::{Arriving, Refill};
 use marshal_core::writer::write_spilling;
 use wire_iiop::giop::{
     measure, write, Message, MessageHead, MessageHeader, MsgType, Reassembler, Version, HEADER_LEN,
 };
 use wire_iiop::{ByteOrder, Encode};
 
-use crate::io_util::{read_into, read_some, SocketSpill};
+use crate::io_util::{read_into, read_some, SocketSpill, SpillError};
 
 /// Why no message came.
 #[derive(Debug)]
@@ -71,13 +71,19 @@ impl Incoming<'_> {
         }
     }
 
-    /// The I/O error that stopped an arriving message, if one did: a decode error after it
-    /// is the transport's, and the connection has lost its framing.
-    pub(crate) fn io_error(&self) -> Option<io::Error> {
-        match self {
-            Incoming::Whole(_) => None,
-            Incoming::Arriving(more) => more.take_io_error(),
+    /// Whose failure a decode error `e` of this message is: the transport's (the I/O error
+    /// that stopped an arriving message, if one did: the connection has then lost its
+    /// framing), or the decoder's.
+    pub(crate) fn blame(&self, e: marshal_core::Error) -> Result<io::Error, marshal_core::Error> {
+        let Incoming::Arriving(more) = self else {
+            return Err(e);
+        };
+        if more.io_error().is_none() {
+            return Err(e);
         }
+        // `e` may share the I/O error: dropped first, the original comes back.
+        drop(e);
+        Ok(more.take_io_error().expect("an I/O error was kept"))
     }
 }
 
@@ -206,11 +212,7 @@ impl Tx {
     ) -> Result<(), SendError> {
         let layout = measure(version, head, body)
             .map_err(|error| SendError::Marshal { error, sent: false })?;
-        let mut spill = SocketSpill {
-            socket: &mut self.stream,
-            io_error: None,
-            spilled: false,
-        };
+        let mut spill = SocketSpill::new(&mut self.stream);
         let r = write_spilling(&mut self.scratch, layout.len, &mut spill, |w| {
             write(w, layout, version, order, head, body)
         });
@@ -218,14 +220,10 @@ impl Tx {
         if self.scratch.capacity() > 1 << 20 {
             self.scratch = Vec::new();
         }
-        match (r, spill.io_error) {
-            (Ok(()), _) => Ok(()),
-            (Err(_), Some(e)) => Err(SendError::Io(e)),
-            (Err(error), None) => Err(SendError::Marshal {
-                error,
-                sent: spill.spilled,
-            }),
-        }
+        spill.outcome(r).map_err(|e| match e {
+            SpillError::Io(e) => SendError::Io(e),
+            SpillError::Marshal { error, sent } => SendError::Marshal { error, sent },
+        })
     }
 
     /// The socket.

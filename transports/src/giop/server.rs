@@ -61,7 +61,8 @@ pub struct Call<'a> {
     version: Version,
     tx: &'a mut Tx,
     replied: bool,
-    io_error: Option<io::Error>,
+    /// A reply failed midway, or the socket did: the connection is unusable.
+    broken: bool,
 }
 
 impl<'a> Call<'a> {
@@ -163,14 +164,13 @@ impl<'a> Call<'a> {
             }
             Err(SendError::Io(e)) => {
                 self.replied = true;
-                let what = e.to_string();
-                self.io_error = Some(e);
-                Err(Error::without_offset(marshal_core::ErrorKind::Custom(what)))
+                self.broken = true;
+                Err(Error::io(e.to_string(), e, None))
             }
             Err(SendError::Marshal { error, sent }) => {
                 if sent {
                     self.replied = true;
-                    self.io_error = Some(io::Error::other("a reply failed to encode midway"));
+                    self.broken = true;
                 }
                 Err(error)
             }
@@ -436,12 +436,12 @@ fn dispatch(
         version,
         tx,
         replied: false,
-        io_error: None,
+        broken: false,
     };
     let Some(servant) = servant else {
         let e = SystemException::new("OBJECT_NOT_EXIST", 0, Completion::No);
         let _ = call.system_exception(&e);
-        return call.io_error.is_some();
+        return call.broken;
     };
     let outcome = servant.invoke(&mut call);
     if !call.replied {
@@ -451,5 +451,5 @@ fn dispatch(
         };
         let _ = call.system_exception(&e);
     }
-    call.io_error.is_some()
+    call.broken
 }

@@ -259,10 +259,11 @@ impl Resolver for FormatClient {
             Ok(a) => Ok(a),
             Err(e) => {
                 self.conn = None;
-                Err(Error::without_offset(ErrorKind::Custom(format!(
-                    "format server {}: {e}",
-                    self.addr
-                ))))
+                Err(Error::io(
+                    format!("format server {}: {e}", self.addr),
+                    e,
+                    None,
+                ))
             }
         }
     }

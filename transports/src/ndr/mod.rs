@@ -1,16 +1,16 @@
 //! NDR over TCP.
 //!
-//! - **Connected mode** ([`stream`]): an [`NdrWriter`] sends each format description on the
-//!   stream before the first record that uses it; an [`NdrReader`] registers the descriptions
-//!   as they arrive and decodes records. The reader never asks anyone for a format.
-//! - **Non-connected mode** ([`format_server`]): a [`FormatServer`] answers format ids over
-//!   TCP from a shared [`FormatCache`](wire_ndr::FormatCache), and a [`FormatClient`] is a
+//! - **Connected mode**: an [`NdrWriter`] sends each format description on the stream before
+//!   the first record that uses it; an [`NdrReader`] registers the descriptions as they
+//!   arrive and decodes records. The reader never asks anyone for a format.
+//! - **Non-connected mode**: a [`FormatServer`] answers format ids over TCP from a shared
+//!   [`FormatCache`](wire_ndr::FormatCache), and a [`FormatClient`] is a
 //!   [`Resolver`](wire_ndr::Resolver) that asks one server, whose address the application
 //!   gives. Nothing in a message names where to fetch from, so a peer can never make a
 //!   receiver connect to an address of its choosing.
 
-pub mod format_server;
-pub mod stream;
+mod format_server;
+mod stream;
 
 pub use format_server::{FormatClient, FormatServer, FormatServerHandle};
 pub use stream::{NdrReader, NdrWriter, DEFAULT_MAX_FRAME};

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::OnceLock;
 
 use marshal_core::Error;
 use wire_xdr::rpc::{AcceptStat, AuthStat, RejectedReply};
@@ -41,7 +42,10 @@ pub enum RpcError {
     },
     /// `AUTH_ERROR`: the server refused the credentials.
     AuthError(AuthStat),
-    /// No reply came within the timeout (UDP: after every retransmission).
+    /// No reply came within the timeout (UDP: after every retransmission). Its
+    /// [`source`](std::error::Error::source) is an [`io::Error`] of kind
+    /// [`TimedOut`](io::ErrorKind::TimedOut), so that callers looking at sources tell it
+    /// from a connection that failed ([`RpcError::Io`]).
     Timeout,
     /// The socket failed or closed.
     Io(io::Error),
@@ -136,6 +140,7 @@ impl fmt::Display for RpcError {
 impl std::error::Error for RpcError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            RpcError::Timeout => Some(timed_out_error()),
             RpcError::Io(e) => Some(e),
             RpcError::Marshal { error, .. } | RpcError::BadReply(error) => Some(error),
             _ => None,
@@ -151,6 +156,12 @@ impl From<io::Error> for RpcError {
             RpcError::Io(e)
         }
     }
+}
+
+/// The source of every [`RpcError::Timeout`].
+fn timed_out_error() -> &'static io::Error {
+    static TIMED_OUT: OnceLock<io::Error> = OnceLock::new();
+    TIMED_OUT.get_or_init(|| io::Error::from(io::ErrorKind::TimedOut))
 }
 
 /// Whether a read failed because its socket timeout passed (`EAGAIN` on Unix).

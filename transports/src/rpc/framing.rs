@@ -9,7 +9,7 @@ use wire_xdr::rpc::record_mark;
 use wire_xdr::Encode;
 
 use super::RpcError;
-use crate::io_util::SocketSpill;
+use crate::io_util::{SocketSpill, SpillError};
 
 /// A scratch buffer above this size is released after use.
 const SCRATCH_KEEP: usize = 1 << 20;
@@ -41,11 +41,7 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
         return Err(RpcError::TooLarge { len, max });
     }
     let mark = record_mark(len).map_err(|error| RpcError::Marshal { error, sent: false })?;
-    let mut spill = SocketSpill {
-        socket: stream,
-        io_error: None,
-        spilled: false,
-    };
+    let mut spill = SocketSpill::new(stream);
     let r = write_spilling(scratch, 4 + len, &mut spill, |w| {
         w.put(mark)?;
         msg.encode(w)
@@ -53,14 +49,10 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
     if scratch.capacity() > SCRATCH_KEEP {
         *scratch = Vec::new();
     }
-    match (r, spill.io_error) {
-        (Ok(()), _) => Ok(()),
-        (Err(_), Some(e)) => Err(RpcError::Io(e)),
-        (Err(error), None) => Err(RpcError::Marshal {
-            error,
-            sent: spill.spilled,
-        }),
-    }
+    spill.outcome(r).map_err(|e| match e {
+        SpillError::Io(e) => RpcError::Io(e),
+        SpillError::Marshal { error, sent } => RpcError::Marshal { error, sent },
+    })
 }
 
 /// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first).

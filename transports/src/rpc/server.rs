@@ -217,7 +217,11 @@ impl<'a> Call<'a> {
             Err(e) => {
                 self.replied = true;
                 self.broken = true;
-                Err(Error::without_offset(ErrorKind::Custom(e.to_string())))
+                let what = e.to_string();
+                Err(match e {
+                    RpcError::Io(io) => Error::io(what, io, None),
+                    _ => Error::without_offset(ErrorKind::Custom(what)),
+                })
             }
         }
     }

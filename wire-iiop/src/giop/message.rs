@@ -14,7 +14,7 @@ use crate::{pad, ByteOrder, Decode, Encode};
 
 /// The layout of a message about to be written: where the body starts and where it all ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+pub struct MessageLayout {
     /// Offset of the body from the start of the message (after any alignment padding).
     pub body_start: usize,
     /// Total length of the message, GIOP header included.
@@ -26,7 +26,7 @@ pub fn measure<'a, H: MessageHead<'a>, B: Encode + ?Sized>(
     version: Version,
     head: &H,
     body: &B,
-) -> Result<Layout, Error> {
+) -> Result<MessageLayout, Error> {
     let head_end = head.end(version, HEADER_LEN)?;
     let body_start = if H::HAS_BODY && version >= Version::V1_2 {
         head_end + pad(head_end, 8)
@@ -35,12 +35,12 @@ pub fn measure<'a, H: MessageHead<'a>, B: Encode + ?Sized>(
     };
     let body_end = body.end(body_start, DEFAULT_MAX_DEPTH)?;
     let layout = if body_end == body_start {
-        Layout {
+        MessageLayout {
             body_start: head_end,
             len: head_end,
         }
     } else {
-        Layout {
+        MessageLayout {
             body_start,
             len: body_end,
         }
@@ -57,7 +57,7 @@ pub fn measure<'a, H: MessageHead<'a>, B: Encode + ?Sized>(
 /// message's first byte.
 pub fn write<'a, H: MessageHead<'a>, B: Encode + ?Sized>(
     w: &mut Writer<'_>,
-    layout: Layout,
+    layout: MessageLayout,
     version: Version,
     order: ByteOrder,
     head: &H,
