@@ -81,7 +81,7 @@ fn field_decode(f: &Field<'_>) -> TokenStream {
             quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n, __o) #name ?;)
         }
         None => {
-            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r, __o) #name ?;)
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'__de>>::decode(__r, __o) #name ?;)
         }
     }
 }
@@ -91,13 +91,13 @@ fn fields_min<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStrea
     let x = x();
     let mins = fields.into_iter().map(|f| {
         let ty = f.ty;
-        quote!(<#ty as #x::Decode<'de>>::MIN)
+        quote!(<#ty as #x::Decode<'__de>>::MIN)
     });
     quote!(0usize #(+ #mins)*)
 }
 
 /// `Shape::EMPTY.then(<T as Trait>::SHAPE)...` over some fields (`tr`: `Encode` or
-/// `Decode<'de>`).
+/// `Decode<'__de>`).
 fn fields_shape<'a>(
     tr: &TokenStream,
     fields: impl IntoIterator<Item = &'a Field<'a>>,
@@ -132,10 +132,10 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .map(|(f, p)| field_encode(f, p))
         .collect::<Vec<_>>();
     let min = fields_min(&fields.fields);
-    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'__de>), &fields.fields);
     let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
     let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
-    let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
+    let flat_dec = struct_flat(&x, &quote!(#x::Decode<'__de>), fields);
     let dec_into = decode_into(fields);
     (
         quote! {
@@ -174,7 +174,7 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const MIN: usize = #min;
             const SHAPE: #x::Shape = #shape;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 #x::decode_by_place(__r, __o)
             }
             #dec_into
@@ -205,7 +205,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         Some(quote!(::core::option::Option::None)),
     );
     let min = fields_min(&fields.fields);
-    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'__de>), &fields.fields);
     let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
     (
         quote! {
@@ -263,8 +263,8 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const MIN: usize = #min;
             const SHAPE: #x::Shape = #shape;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
-                let __node = |__r: &mut #x::Reader<'de>| -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                let __node = |__r: &mut #x::Reader<'__de>| -> ::core::result::Result<Self, #x::Error> {
                     #(#decs)*
                     ::core::result::Result::Ok(#node)
                 };
@@ -307,10 +307,10 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
         }
     };
     let pro = quote! {
-        if let ::core::option::Option::Some(__proof) = <Self as #x::Decode<'de>>::FLAT {
+        if let ::core::option::Option::Some(__proof) = <Self as #x::Decode<'__de>>::FLAT {
             return #x::decode_flat_into(__r, __out, __proof, __o);
         }
-        let __shape = <Self as #x::Decode<'de>>::SHAPE;
+        let __shape = <Self as #x::Decode<'__de>>::SHAPE;
         match __shape {
             #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } => {
                 return #x::decode_phased(__r, __out, __o);
@@ -338,7 +338,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
     );
     let phase_pro = quote! {
         let (mut __seg, __base) =
-            #x::phased_segment::<__K>(__r, <Self as #x::Decode<'de>>::SHAPE)?;
+            #x::phased_segment::<__K>(__r, <Self as #x::Decode<'__de>>::SHAPE)?;
         let __r = &mut __seg;
     };
     let phase = crate::common::decode_into(
@@ -378,7 +378,7 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
             const MIN: usize = 4;
             const SHAPE: #x::Shape = #x::Shape::fixed(4, 4);
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 match #x::take_ordinal(__r, __o)? {
                     #(#ords => ::core::result::Result::Ok(Self::#variants),)*
                     __d => ::core::result::Result::Err(
@@ -490,7 +490,7 @@ fn union(
         quote! {
             const MIN: usize = #x::disc_width::<#disc>();
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 __r.enter()?;
                 let __d = #x::take_discriminant::<#disc>(__r, __o)?;
                 let __v = match __d { #(#dec_arms)* };

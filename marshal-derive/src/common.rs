@@ -81,8 +81,8 @@ pub fn struct_flat(x: &TokenStream, tr: &TokenStream, fields: &Fields<'_>) -> To
     }
 }
 
-/// The `Encode` and `Decode<'de>` impls of a wire crate (`x` is its private path) around the
-/// generated items: bounds only for the type parameters fields use, and `'de` outliving every
+/// The `Encode` and `Decode<'__de>` impls of a wire crate (`x` is its private path) around the
+/// generated items: bounds only for the type parameters fields use, and `'__de` outliving every
 /// lifetime of the type.
 pub fn impls(
     cont: &crate::ast::Container<'_>,
@@ -97,8 +97,8 @@ pub fn impls(
     let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
 
     let mut dec_generics =
-        crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
-    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
+        crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'__de>));
+    let mut de: syn::LifetimeParam = syn::parse_quote!('__de);
     de.bounds
         .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
     dec_generics
@@ -112,7 +112,7 @@ pub fn impls(
             #enc_items
         }
         #[automatically_derived]
-        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
+        impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
             #dec_items
         }
     }
@@ -176,7 +176,7 @@ pub fn decode_into(
     quote! {
         #[inline]
         fn #sig(
-            __r: &mut #x::Reader<'de>,
+            __r: &mut #x::Reader<'__de>,
             __out: &'__a mut ::core::mem::MaybeUninit<Self>, #params
         ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
             #pro

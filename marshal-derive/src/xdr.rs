@@ -32,7 +32,7 @@ impl Dir {
         let x = x();
         match self {
             Dir::Enc => quote!(#x::Encode),
-            Dir::Dec => quote!(#x::Decode<'de>),
+            Dir::Dec => quote!(#x::Decode<'__de>),
         }
     }
 }
@@ -113,7 +113,7 @@ fn field_decode(f: &Field<'_>, extra: &TokenStream) -> TokenStream {
             quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n) #name #extra ?;)
         }
         None => {
-            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r) #name #extra ?;)
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'__de>>::decode(__r) #name #extra ?;)
         }
     }
 }
@@ -156,9 +156,9 @@ fn dec_segment() -> (TokenStream, TokenStream) {
     let x = x();
     (
         quote! {
-            let __fixed = <Self as #x::Decode<'de>>::SIZE.fixed_len();
+            let __fixed = <Self as #x::Decode<'__de>>::SIZE.fixed_len();
             let mut __seg;
-            let __r: &mut #x::Reader<'de> = match __fixed {
+            let __r: &mut #x::Reader<'__de> = match __fixed {
                 ::core::option::Option::Some(__n) => {
                     __seg = __r.segment(__n)?;
                     &mut __seg
@@ -211,7 +211,7 @@ fn signatures(
             const SIZE: #x::SizeClass = #size_dec;
             #flat_dec
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>) -> ::core::result::Result<Self, #x::Error> { #dec }
+            fn decode(__r: &mut #x::Reader<'__de>) -> ::core::result::Result<Self, #x::Error> { #dec }
         },
     )
 }
@@ -354,7 +354,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         Some(quote!(::core::option::Option::None)),
     );
     let dec = quote! {
-        let __node = |__r: &mut #x::Reader<'de>, __k: usize| -> ::core::result::Result<Self, #x::Error> {
+        let __node = |__r: &mut #x::Reader<'__de>, __k: usize| -> ::core::result::Result<Self, #x::Error> {
             #(#decs)*
             ::core::result::Result::Ok(#node)
         };
