@@ -7,6 +7,7 @@
 //! - [`swap`]: bulk byte-order kernels chosen at run time (AVX2 / SSSE3 / portable);
 //! - [`place`]: decoding values straight into their final place (no moves), with drop guards;
 //! - [`text`]: the word-wise ASCII checks that keep string decoding cheap;
+//! - [`VarLen`]: the types a `max_len` bound applies to;
 //! - [`layout`]: layout-annotated records (USC): whole-record conversion, views, in place.
 //!
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates.
@@ -25,6 +26,7 @@ pub mod size_class;
 
 pub mod swap;
 pub mod text;
+pub mod var_len;
 pub mod vectored;
 pub mod writer;
 
@@ -34,4 +36,5 @@ pub use error::{Error, ErrorKind, Segment};
 pub use flat::Flat;
 pub use reader::Reader;
 pub use size_class::SizeClass;
+pub use var_len::VarLen;
 pub use writer::Writer;

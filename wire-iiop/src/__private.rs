@@ -1,7 +1,7 @@
 //! Items generated code uses (through `marshal::__private::iiop`). Not a public API.
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
-pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
+pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, VarLen, Writer};
 
 pub use marshal_core::list::in_node;
 pub use marshal_core::place::FieldGuard;
@@ -10,62 +10,6 @@ pub use crate::traits::{
     decode_by_place, decode_flat_into, decode_phased, encode_phased, phased_chunk, phased_segment,
 };
 pub use crate::{ByteOrder, Decode, Encode, Shape};
-
-/// Types a `max_len` attribute applies to: strings (`string<N>`: `N` characters, the NUL not
-/// counted) and sequences (`sequence<T, N>`).
-#[diagnostic::on_unimplemented(
-    message = "`max_len` applies to strings and sequences, not to `{Self}`",
-    label = "`max_len` is not allowed on a field of type `{Self}`"
-)]
-pub trait VarLen {
-    /// Whether the wire length counts a terminating NUL (strings).
-    const NUL: bool;
-    /// Number of elements (bytes for strings).
-    fn var_len(&self) -> usize;
-}
-
-impl VarLen for str {
-    const NUL: bool = true;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for String {
-    const NUL: bool = true;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for bytes::Bytes {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> VarLen for [T] {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> VarLen for Vec<T> {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for &T {
-    const NUL: bool = T::NUL;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for Box<T> {
-    const NUL: bool = T::NUL;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
 
 /// Encodes a `max_len` field: longer data is an error.
 #[inline]
@@ -86,7 +30,8 @@ pub fn encode_max<T: VarLen + Encode + ?Sized>(
 }
 
 /// Decodes a `max_len` field: a longer length is an error raised before anything is read or
-/// allocated.
+/// allocated. A string's bound (`string<N>`) counts characters, not the NUL its wire length
+/// includes: [`VarLen::TEXT`] says which lengths count one.
 #[inline]
 pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     r: &mut Reader<'de>,
@@ -94,7 +39,7 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     order: ByteOrder,
 ) -> Result<T, Error> {
     marshal_core::place::by_place(r, move |r, out| {
-        T::decode_max_into(r, out, max, T::NUL, order)
+        T::decode_max_into(r, out, max, T::TEXT, order)
     })
 }
 
@@ -127,7 +72,7 @@ pub unsafe fn decode_field_max<'a, 'de, T: Decode<'de> + VarLen>(
     // SAFETY: the caller upholds `place::field`'s contract (this function's own).
     unsafe {
         marshal_core::place::field(r, place, move |r, out| {
-            T::decode_max_into(r, out, max, T::NUL, order)
+            T::decode_max_into(r, out, max, T::TEXT, order)
         })
     }
 }

@@ -2,7 +2,7 @@
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
 pub use marshal_core::{
-    descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, Writer,
+    descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, VarLen, Writer,
 };
 
 pub use marshal_core::list::in_node;
@@ -11,64 +11,12 @@ pub use marshal_core::place::FieldGuard;
 pub use crate::traits::decode_by_place;
 pub use crate::{Decode, Encode};
 
-/// Types a `max_len` attribute applies to: strings, opaque data and variable-length arrays.
-#[diagnostic::on_unimplemented(
-    message = "`max_len` applies to strings, opaque data and vectors, not to `{Self}`",
-    label = "`max_len` is not allowed on a field of type `{Self}`"
-)]
-pub trait VarLen {
-    /// Wire size of one element.
-    const ELEM: SizeClass;
-    /// Number of elements (bytes for strings and opaques).
-    fn var_len(&self) -> usize;
-}
-
-impl VarLen for str {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for String {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for bytes::Bytes {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: Encode> VarLen for [T] {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: Encode> VarLen for Vec<T> {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for &T {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for Box<T> {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-
 /// Size class of a `T<max>` / `string<max>` / `opaque<max>` field.
-pub const fn bounded_size<T: VarLen + ?Sized>(max: usize) -> SizeClass {
-    SizeClass::Fixed(4).then(T::ELEM.repeat_up_to(max).pad_to(4))
+pub const fn bounded_size<T: VarLen + ?Sized>(max: usize) -> SizeClass
+where
+    T::Elem: Encode,
+{
+    SizeClass::Fixed(4).then(<T::Elem as Encode>::ELEM.repeat_up_to(max).pad_to(4))
 }
 
 /// Encodes a `max_len` field: longer data is an error.
