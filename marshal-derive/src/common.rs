@@ -81,6 +81,28 @@ pub fn struct_flat(x: &TokenStream, tr: &TokenStream, fields: &Fields<'_>) -> To
     }
 }
 
+/// One `const` assertion per `max_len` field that its bound fits the wire's length (the wire
+/// crate's `max_len_fits`), each at its attribute. `a_format` names the format in the message
+/// ("an XDR").
+pub fn max_len_checks(
+    cont: &crate::ast::Container<'_>,
+    x: &TokenStream,
+    a_format: &str,
+) -> TokenStream {
+    let fields: Vec<&Field<'_>> = match &cont.data {
+        crate::ast::Data::Struct(f) => f.fields.iter().collect(),
+        crate::ast::Data::Union(vs) => vs.iter().flat_map(|v| &v.fields.fields).collect(),
+        crate::ast::Data::CEnum(_) => Vec::new(),
+    };
+    let checks = fields.into_iter().filter_map(|f| {
+        let m = f.attrs.max_len.as_ref()?;
+        let n = m.value;
+        let msg = format!("`max_len = {n}` does not fit {a_format} length");
+        Some(quote_spanned!(m.span=> const _: () = ::core::assert!(#x::max_len_fits(#n), #msg);))
+    });
+    quote!(#(#checks)*)
+}
+
 /// The `Encode` and `Decode<'__de>` impls of a wire crate (`x` is its private path) around the
 /// generated items: bounds only for the type parameters fields use, and `'__de` outliving every
 /// lifetime of the type.

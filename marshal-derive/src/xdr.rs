@@ -1,5 +1,6 @@
-//! Generates `Encode` and `Decode` for XDR. The derive knows no wire rule: sizes, padding and
-//! byte order all come from `wire-xdr` through `marshal::__private::xdr`.
+//! Generates `Encode` and `Decode` for XDR. The derive knows no wire rule: sizes, padding,
+//! byte order, discriminants, list flags and the range of an enum all come from `wire-xdr`
+//! through `marshal::__private::xdr`; this file only arranges the calls.
 //!
 //! Shape of the output for a struct: the size class is a constant expression over the fields'
 //! classes; `encode` runs the field code inside one `chunk` when the class is `Fixed` (one
@@ -45,7 +46,9 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
         Data::CEnum(vs) => c_enum(ident, vs),
         Data::Union(vs) => union(ident, vs),
     };
-    crate::common::impls(cont, &x(), enc_items, dec_items)
+    let checks = crate::common::max_len_checks(cont, &x(), "an XDR");
+    let impls = crate::common::impls(cont, &x(), enc_items, dec_items);
+    quote!(#checks #impls)
 }
 
 /// The size class of one field.
@@ -311,7 +314,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         let mut __k = 0usize;
         loop {
             #(#lens)*
-            __len += 4;
+            __len += #x::FLAG_SIZE;
             match &__cur.#link {
                 ::core::option::Option::Some(__next) => {
                     __cur = &**__next;
@@ -390,31 +393,32 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         .collect();
     let type_name = ident.to_string();
     let checks = variants.iter().map(|v| {
-        let msg = format!("the value of `{ident}::{v}` does not fit XDR's 32-bit enum");
+        let msg = format!("the value of `{ident}::{v}` does not fit an XDR enum");
+        // `i128` holds every `repr`'s values: the check itself is the wire crate's.
         quote_spanned!(v.span()=> const _: () = ::core::assert!(
-            (#ident::#v as i128) >= i32::MIN as i128 && (#ident::#v as i128) <= u32::MAX as i128,
+            #x::enum_value_fits(#ident::#v as i128),
             #msg
         );)
     });
     let enc = quote! {
         #(#checks)*
-        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as i32,)* })
+        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as #x::Discriminant,)* })
     };
     let dec = quote! {
-        #(const #consts: i32 = #ident::#variants as i32;)*
+        #(const #consts: #x::Discriminant = #ident::#variants as #x::Discriminant;)*
         let __d = #x::take_discriminant(__r)?;
         match __d {
             #(#consts => ::core::result::Result::Ok(Self::#variants),)*
             _ => ::core::result::Result::Err(#x::unknown_discriminant(__r, __d, #type_name)),
         }
     };
-    let size = quote!(#x::SizeClass::Fixed(4));
+    let size = quote!(#x::DISCRIMINANT_CLASS);
     signatures(
         size.clone(),
         size,
         TokenStream::new(),
         TokenStream::new(),
-        quote!(::core::result::Result::Ok(4)),
+        quote!(::core::result::Result::Ok(#x::DISCRIMINANT_SIZE)),
         enc,
         dec,
     )
@@ -427,7 +431,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
         let arms = variants.iter().map(|v| fields_size(arm_fields(v), dir));
         let mut it = arms.into_iter();
         let first = it.next().expect("unions have variants");
-        quote!(#x::SizeClass::Fixed(4).then(#first #(.or(#it))*))
+        quote!(#x::DISCRIMINANT_CLASS.then(#first #(.or(#it))*))
     };
     let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
 
@@ -467,8 +471,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
                 quote!(#tag => return ::core::result::Result::Err(#x::discriminant_taken(__w, __d, #tname)),)
             });
             let ty = first.ty;
-            let read =
-                quote_spanned!(ty.span()=> let __d: i32 = <#ty as #x::ArmDiscriminant>::get(#d););
+            let read = quote_spanned!(ty.span()=> let __d = <#ty as #x::ArmDiscriminant>::get(#d););
             enc_arms.push(quote!(#pat => {
                 #read
                 match __d { #(#taken)* _ => {} }
@@ -502,7 +505,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
     let prologue = len_prologue();
     let len = quote! {
         #prologue
-        let mut __len = 4usize;
+        let mut __len = #x::DISCRIMINANT_SIZE;
         match self { #(#len_arms)* }
         ::core::result::Result::Ok(__len)
     };
