@@ -5,6 +5,7 @@
 //!   if one was);
 //! - [`Writer`] / [`Reader`]: cursors with one capacity or length check per fixed segment;
 //! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
+//! - [`VarLen`]: the types a `max_len` bound applies to;
 //! - [`layout`]: layout-annotated records (USC): whole-record conversion, views, in place.
 //!
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates. Its
@@ -36,6 +37,8 @@ pub mod swap;
 #[doc(hidden)]
 pub mod text;
 #[doc(hidden)]
+pub mod var_len;
+#[doc(hidden)]
 pub mod vectored;
 #[doc(hidden)]
 pub mod writer;
@@ -49,4 +52,5 @@ pub use error::{Error, ErrorKind, Segment};
 pub use flat::Flat;
 pub use reader::Reader;
 pub use size_class::SizeClass;
+pub use var_len::VarLen;
 pub use writer::Writer;

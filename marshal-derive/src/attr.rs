@@ -232,9 +232,11 @@ impl Field {
         for item in items(cx, &field.attrs) {
             let span = item.span();
             match item {
-                Item::MaxLen(_, ref v) => match v.base10_parse::<u32>() {
-                    Ok(n) => set_once(cx, &mut a.max_len, n as usize, span, "max_len"),
-                    Err(_) => cx.error_spanned_by(v, "`max_len` must fit the wire's 32-bit length"),
+                // Whether the bound fits the wire's length is the wire's rule, checked in the
+                // generated code.
+                Item::MaxLen(_, ref v) => match v.base10_parse::<usize>() {
+                    Ok(n) => set_once(cx, &mut a.max_len, n, span, "max_len"),
+                    Err(_) => cx.error_spanned_by(v, "`max_len` must be an integer that fits `usize`"),
                 },
                 Item::At(_, ref v) => {
                     if let Some(n) = parse_usize(cx, v, "at") {
@@ -351,7 +353,8 @@ impl Variant {
 /// Container attributes.
 #[derive(Default)]
 pub struct Container {
-    /// `#[marshal(discriminant = T)]`: the type a CDR union switches on (default `i32`).
+    /// `#[marshal(discriminant = T)]`: the type a CDR union switches on (default: the wire
+    /// crate's).
     pub discriminant: Option<Spanned<syn::Type>>,
     /// `#[marshal(default_missing)]`: NDR fields an incoming format lacks come from `Default`.
     pub default_missing: Option<Span>,
@@ -373,23 +376,14 @@ pub struct ContainerLayout {
     pub in_place: Option<Span>,
 }
 
-const DISCRIMINANTS: [&str; 6] = ["i16", "u16", "i32", "u32", "u8", "bool"];
-
 impl Container {
     pub fn from_ast(cx: &Ctxt, input: &syn::DeriveInput) -> Self {
         let mut a = Container::default();
         for item in items(cx, &input.attrs) {
             match item {
+                // Which types a union may switch on is the wire's rule: a wrong one fails the
+                // wire crate's `Discriminant` bound, at the type.
                 Item::Discriminant(_, ref ty) => {
-                    let ok = matches!(&**ty, syn::Type::Path(p)
-                        if p.qself.is_none()
-                            && DISCRIMINANTS.iter().any(|d| p.path.is_ident(d)));
-                    if !ok {
-                        cx.error_spanned_by(
-                            ty,
-                            "a union discriminant must be one of i16, u16, i32, u32, u8, bool",
-                        );
-                    }
                     let span = item.span();
                     set_once(
                         cx,

@@ -1,6 +1,7 @@
 //! Generates `Encode` and `Decode` for CDR (CORBA GIOP). The derive knows no wire rule:
-//! alignment, byte order, discriminants and ordinals all come from `wire-iiop` through
-//! `marshal::__private::iiop`.
+//! alignment and its phases, byte order, discriminant types (which ones a union may switch on,
+//! and the default), how a C-like enum travels and list links all come from `wire-iiop`
+//! through `marshal::__private::iiop`; this file only arranges the calls.
 //!
 //! Shape of the output: `end` computes where a value ends from where it starts (alignment
 //! makes sizes depend on position), `encode` writes the fields in order, and decoding is
@@ -8,13 +9,14 @@
 //! `SHAPE` of a struct (one for each direction) is a constant expression over its fields'
 //! shapes: a struct of constant layout (`Stat`: 30 `long`s and 16 octets) is read from one
 //! segment with one length check and written into one with one capacity check; a struct whose
-//! layout depends on its start modulo 8 (`{ octet o; double d; }`) gets `decode_phase::<K>` /
-//! `encode_phase::<K>`, one constant layout per phase, selected at run time; and only a struct
-//! that may contain itself takes a depth level. Structs of same-width words
-//! laid out in order (a `Rect` of four `long`s) are `FLAT`: they, and sequences and arrays of
-//! them, are one copy or one byte-swap pass. C-like enums are encoded
-//! as their ordinal, as CORBA requires; unions switch on `i32` (`long`) unless the enum says
-//! `#[marshal(discriminant = T)]`.
+//! layout depends on its start's alignment phase (`{ octet o; double d; }`) gets
+//! `decode_phase::<K>` / `encode_phase::<K>`, one constant layout per phase, selected at run
+//! time by `phase(pos)`; and only a struct that may contain itself takes a depth level.
+//! Structs of same-width words laid out in order (a `Rect` of four `long`s) are `FLAT`: they,
+//! and sequences and arrays of them, are one copy or one byte-swap pass. C-like enums are
+//! written by `put_ordinal` from their position; unions switch on `DefaultDiscriminant` unless
+//! the enum says `#[marshal(discriminant = T)]`, and a `T` the wire cannot switch on fails its
+//! `Discriminant` bound, at `T`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
@@ -28,6 +30,7 @@ fn x() -> TokenStream {
 }
 
 pub fn expand(cont: &Container<'_>) -> TokenStream {
+    let x = x();
     let ident = cont.ident;
     let (enc_items, dec_items) = match &cont.data {
         Data::Struct(f) if f.tail_link => struct_list(f),
@@ -39,12 +42,14 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
                     let t = &d.value;
                     quote!(#t)
                 }
-                None => quote!(i32),
+                None => quote!(#x::DefaultDiscriminant),
             };
             union(ident, vs, &disc)
         }
     };
-    crate::common::impls(cont, &x(), enc_items, dec_items)
+    let checks = crate::common::max_len_checks(cont, &x, "a CDR");
+    let impls = crate::common::impls(cont, &x, enc_items, dec_items);
+    quote!(#checks #impls)
 }
 
 /// Statement: advance `__pos` past the field at `place`.
@@ -81,7 +86,7 @@ fn field_decode(f: &Field<'_>) -> TokenStream {
             quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n, __o) #name ?;)
         }
         None => {
-            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r, __o) #name ?;)
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'__de>>::decode(__r, __o) #name ?;)
         }
     }
 }
@@ -91,13 +96,13 @@ fn fields_min<'a>(fields: impl IntoIterator<Item = &'a Field<'a>>) -> TokenStrea
     let x = x();
     let mins = fields.into_iter().map(|f| {
         let ty = f.ty;
-        quote!(<#ty as #x::Decode<'de>>::MIN)
+        quote!(<#ty as #x::Decode<'__de>>::MIN)
     });
     quote!(0usize #(+ #mins)*)
 }
 
 /// `Shape::EMPTY.then(<T as Trait>::SHAPE)...` over some fields (`tr`: `Encode` or
-/// `Decode<'de>`).
+/// `Decode<'__de>`).
 fn fields_shape<'a>(
     tr: &TokenStream,
     fields: impl IntoIterator<Item = &'a Field<'a>>,
@@ -132,10 +137,10 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         .map(|(f, p)| field_encode(f, p))
         .collect::<Vec<_>>();
     let min = fields_min(&fields.fields);
-    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'__de>), &fields.fields);
     let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
     let flat_enc = struct_flat(&x, &quote!(#x::Encode), fields);
-    let flat_dec = struct_flat(&x, &quote!(#x::Decode<'de>), fields);
+    let flat_dec = struct_flat(&x, &quote!(#x::Decode<'__de>), fields);
     let dec_into = decode_into(fields);
     (
         quote! {
@@ -146,7 +151,7 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
                 if let ::core::option::Option::Some(__sizes) =
                     const { <Self as #x::Encode>::SHAPE.phase_sizes() }
                 {
-                    return ::core::result::Result::Ok(__pos + __sizes[__pos % 8]);
+                    return ::core::result::Result::Ok(__pos + __sizes[#x::phase(__pos)]);
                 }
                 let __depth = #x::descend(__depth)?;
                 #(#ends)*
@@ -174,7 +179,7 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const MIN: usize = #min;
             const SHAPE: #x::Shape = #shape;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 #x::decode_by_place(__r, __o)
             }
             #dec_into
@@ -205,7 +210,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         Some(quote!(::core::option::Option::None)),
     );
     let min = fields_min(&fields.fields);
-    let shape = fields_shape(&quote!(#x::Decode<'de>), &fields.fields);
+    let shape = fields_shape(&quote!(#x::Decode<'__de>), &fields.fields);
     let shape_enc = fields_shape(&quote!(#x::Encode), &fields.fields);
     (
         quote! {
@@ -263,8 +268,8 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const MIN: usize = #min;
             const SHAPE: #x::Shape = #shape;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
-                let __node = |__r: &mut #x::Reader<'de>| -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+                let __node = |__r: &mut #x::Reader<'__de>| -> ::core::result::Result<Self, #x::Error> {
                     #(#decs)*
                     ::core::result::Result::Ok(#node)
                 };
@@ -307,10 +312,10 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
         }
     };
     let pro = quote! {
-        if let ::core::option::Option::Some(__proof) = <Self as #x::Decode<'de>>::FLAT {
+        if let ::core::option::Option::Some(__proof) = <Self as #x::Decode<'__de>>::FLAT {
             return #x::decode_flat_into(__r, __out, __proof, __o);
         }
-        let __shape = <Self as #x::Decode<'de>>::SHAPE;
+        let __shape = <Self as #x::Decode<'__de>>::SHAPE;
         match __shape {
             #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } => {
                 return #x::decode_phased(__r, __out, __o);
@@ -338,7 +343,7 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
     );
     let phase_pro = quote! {
         let (mut __seg, __base) =
-            #x::phased_segment::<__K>(__r, <Self as #x::Decode<'de>>::SHAPE)?;
+            #x::phased_segment::<__K>(__r, <Self as #x::Decode<'__de>>::SHAPE)?;
         let __r = &mut __seg;
     };
     let phase = crate::common::decode_into(
@@ -359,15 +364,13 @@ fn decode_into(fields: &Fields<'_>) -> TokenStream {
 fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenStream) {
     let x = x();
     let type_name = ident.to_string();
-    let ords: Vec<Literal> = (0..variants.len())
-        .map(|i| Literal::u32_suffixed(i as u32))
-        .collect();
+    let ords: Vec<Literal> = (0..variants.len()).map(Literal::usize_unsuffixed).collect();
     (
         quote! {
-            const SHAPE: #x::Shape = #x::Shape::fixed(4, 4);
+            const SHAPE: #x::Shape = #x::ENUM_SHAPE;
             #[inline]
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
-                #x::Encode::end(&0u32, __pos, __depth)
+                #x::enum_end(__pos, __depth)
             }
             #[inline]
             fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
@@ -375,15 +378,13 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
             }
         },
         quote! {
-            const MIN: usize = 4;
-            const SHAPE: #x::Shape = #x::Shape::fixed(4, 4);
+            const MIN: usize = #x::ENUM_MIN;
+            const SHAPE: #x::Shape = #x::ENUM_SHAPE;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 match #x::take_ordinal(__r, __o)? {
                     #(#ords => ::core::result::Result::Ok(Self::#variants),)*
-                    __d => ::core::result::Result::Err(
-                        #x::unknown_discriminant(__r, 4, __d as i64, #type_name)
-                    ),
+                    __d => ::core::result::Result::Err(#x::unknown_ordinal(__r, __d, #type_name)),
                 }
             }
         },
@@ -399,9 +400,15 @@ fn union(
     let type_name = ident.to_string();
     let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
     let checks = tagged.iter().map(|v| {
-        let tag = Literal::i64_suffixed(i64::from(v.tag));
-        let msg = format!("the tag of `{ident}::{}` does not fit the union's discriminant type", v.ident);
-        quote_spanned!(v.tag_span=> const _: () = ::core::assert!(#x::tag_fits::<#disc>(#tag), #msg);)
+        let tag = Literal::i64_unsuffixed(i64::from(v.tag));
+        let msg = format!(
+            "the tag of `{ident}::{}` does not fit the union's discriminant type",
+            v.ident
+        );
+        quote_spanned!(v.tag_span=> const _: () = ::core::assert!(
+            #x::tag_fits(#tag, <#disc as #x::Discriminant>::MIN, <#disc as #x::Discriminant>::MAX),
+            #msg
+        );)
     });
 
     let mut end_arms = Vec::new();
@@ -429,20 +436,20 @@ fn union(
         if v.is_default {
             let d = &v.fields.fields[0].binding;
             let vname = |u: &&Variant<'_>| u.ident.to_string();
-            let taken_tags = tagged.iter().map(|u| Literal::i32_suffixed(u.tag));
+            let taken_tags = tagged.iter().map(|u| Literal::i32_unsuffixed(u.tag));
             let taken_names = tagged.iter().map(vname);
             let dty = v.fields.fields[0].ty;
             let get = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::get(#d));
             let from = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::from_i32);
             enc_arms.push(quote! {
                 #pat => {
-                    let __dv: i32 = #get;
+                    let __dv = #get;
                     match __dv {
                         #(#taken_tags => return ::core::result::Result::Err(
                             #x::discriminant_taken(__w, __dv, #taken_names)),)*
                         _ => {}
                     }
-                    #x::put_default_discriminant::<#disc>(__w, __dv, __o)?;
+                    <#disc as #x::Discriminant>::put_default(__w, __dv, __o)?;
                     #(#encs)*
                 }
             });
@@ -455,10 +462,10 @@ fn union(
                 }
             });
         } else {
-            let tag = Literal::i64_suffixed(i64::from(v.tag));
+            let tag = Literal::i64_unsuffixed(i64::from(v.tag));
             enc_arms.push(quote! {
                 #pat => {
-                    #x::put_discriminant::<#disc>(__w, #tag, __o)?;
+                    <#disc as #x::Discriminant>::put(__w, #tag, __o)?;
                     #(#encs)*
                 }
             });
@@ -469,7 +476,7 @@ fn union(
     if !variants.iter().any(|v| v.is_default) {
         dec_arms.push(quote! {
             _ => return ::core::result::Result::Err(#x::unknown_discriminant(
-                __r, #x::disc_width::<#disc>(), __d, #type_name)),
+                __r, <#disc as #x::Discriminant>::WIDTH, __d, #type_name)),
         });
     }
     (
@@ -478,7 +485,7 @@ fn union(
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
                 #(#checks)*
                 let __depth = #x::descend(__depth)?;
-                let __pos = #x::disc_end::<#disc>(__pos);
+                let __pos = <#disc as #x::Discriminant>::end(__pos);
                 match self { #(#end_arms)* }
             }
             #[inline]
@@ -488,11 +495,11 @@ fn union(
             }
         },
         quote! {
-            const MIN: usize = #x::disc_width::<#disc>();
+            const MIN: usize = <#disc as #x::Discriminant>::WIDTH;
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
+            fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 __r.enter()?;
-                let __d = #x::take_discriminant::<#disc>(__r, __o)?;
+                let __d = <#disc as #x::Discriminant>::take(__r, __o)?;
                 let __v = match __d { #(#dec_arms)* };
                 __r.leave();
                 ::core::result::Result::Ok(__v)

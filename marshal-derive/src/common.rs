@@ -81,8 +81,30 @@ pub fn struct_flat(x: &TokenStream, tr: &TokenStream, fields: &Fields<'_>) -> To
     }
 }
 
-/// The `Encode` and `Decode<'de>` impls of a wire crate (`x` is its private path) around the
-/// generated items: bounds only for the type parameters fields use, and `'de` outliving every
+/// One `const` assertion per `max_len` field that its bound fits the wire's length (the wire
+/// crate's `max_len_fits`), each at its attribute. `a_format` names the format in the message
+/// ("an XDR").
+pub fn max_len_checks(
+    cont: &crate::ast::Container<'_>,
+    x: &TokenStream,
+    a_format: &str,
+) -> TokenStream {
+    let fields: Vec<&Field<'_>> = match &cont.data {
+        crate::ast::Data::Struct(f) => f.fields.iter().collect(),
+        crate::ast::Data::Union(vs) => vs.iter().flat_map(|v| &v.fields.fields).collect(),
+        crate::ast::Data::CEnum(_) => Vec::new(),
+    };
+    let checks = fields.into_iter().filter_map(|f| {
+        let m = f.attrs.max_len.as_ref()?;
+        let n = m.value;
+        let msg = format!("`max_len = {n}` does not fit {a_format} length");
+        Some(quote_spanned!(m.span=> const _: () = ::core::assert!(#x::max_len_fits(#n), #msg);))
+    });
+    quote!(#(#checks)*)
+}
+
+/// The `Encode` and `Decode<'__de>` impls of a wire crate (`x` is its private path) around the
+/// generated items: bounds only for the type parameters fields use, and `'__de` outliving every
 /// lifetime of the type.
 pub fn impls(
     cont: &crate::ast::Container<'_>,
@@ -97,8 +119,8 @@ pub fn impls(
     let (impl_g, ty_g, where_g) = enc_generics.split_for_impl();
 
     let mut dec_generics =
-        crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'de>));
-    let mut de: syn::LifetimeParam = syn::parse_quote!('de);
+        crate::bound::with_bound(cont, &used, &syn::parse_quote!(#x::Decode<'__de>));
+    let mut de: syn::LifetimeParam = syn::parse_quote!('__de);
     de.bounds
         .extend(cont.generics.lifetimes().map(|l| l.lifetime.clone()));
     dec_generics
@@ -112,7 +134,7 @@ pub fn impls(
             #enc_items
         }
         #[automatically_derived]
-        impl #dimpl_g #x::Decode<'de> for #ident #ty_g #dwhere_g {
+        impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
             #dec_items
         }
     }
@@ -176,7 +198,7 @@ pub fn decode_into(
     quote! {
         #[inline]
         fn #sig(
-            __r: &mut #x::Reader<'de>,
+            __r: &mut #x::Reader<'__de>,
             __out: &'__a mut ::core::mem::MaybeUninit<Self>, #params
         ) -> ::core::result::Result<&'__a mut Self, #x::Error> {
             #pro

@@ -146,18 +146,28 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
     }
 }
 
-/// Whether `ty` names the type `ident` (or `Self`) anywhere.
+/// Whether `ty` names this very type anywhere: `Self`, `Self::..`, `self::Ident`, or `Ident`
+/// alone (the struct is in scope under its name, so a single-segment `Ident` is it). A longer
+/// path that merely ends in the same name (`other::Ident`) is another type: its NDR impls
+/// are decided by its own bounds. (If such a path does lead back here through a `Vec` or an
+/// array, the bounds form a cycle that rustc reports at the derive, E0275: loud, not silent.)
 fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
     struct Find<'i> {
         ident: &'i syn::Ident,
         found: bool,
     }
     impl<'ast> Visit<'ast> for Find<'_> {
-        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
-            if seg.ident == *self.ident || seg.ident == "Self" {
-                self.found = true;
-            }
-            syn::visit::visit_path_segment(self, seg);
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            let segs: Vec<&syn::Ident> = path.segments.iter().map(|s| &s.ident).collect();
+            let this = match (path.leading_colon, segs.as_slice()) {
+                (None, [first, ..]) if *first == "Self" => true,
+                (None, [only]) => *only == self.ident,
+                (None, [first, second]) => *first == "self" && *second == self.ident,
+                _ => false,
+            };
+            self.found |= this;
+            // Generic arguments (`Vec<Ident>`, `other::Wrap<Self>`) are paths of their own.
+            syn::visit::visit_path(self, path);
         }
     }
     let mut f = Find {

@@ -1,5 +1,6 @@
-//! Generates `Encode` and `Decode` for XDR. The derive knows no wire rule: sizes, padding and
-//! byte order all come from `wire-xdr` through `marshal::__private::xdr`.
+//! Generates `Encode` and `Decode` for XDR. The derive knows no wire rule: sizes, padding,
+//! byte order, discriminants, list flags and the range of an enum all come from `wire-xdr`
+//! through `marshal::__private::xdr`; this file only arranges the calls.
 //!
 //! Shape of the output for a struct: the size class is a constant expression over the fields'
 //! classes; `encode` runs the field code inside one `chunk` when the class is `Fixed` (one
@@ -32,7 +33,7 @@ impl Dir {
         let x = x();
         match self {
             Dir::Enc => quote!(#x::Encode),
-            Dir::Dec => quote!(#x::Decode<'de>),
+            Dir::Dec => quote!(#x::Decode<'__de>),
         }
     }
 }
@@ -45,7 +46,9 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
         Data::CEnum(vs) => c_enum(ident, vs),
         Data::Union(vs) => union(ident, vs),
     };
-    crate::common::impls(cont, &x(), enc_items, dec_items)
+    let checks = crate::common::max_len_checks(cont, &x(), "an XDR");
+    let impls = crate::common::impls(cont, &x(), enc_items, dec_items);
+    quote!(#checks #impls)
 }
 
 /// The size class of one field.
@@ -113,7 +116,7 @@ fn field_decode(f: &Field<'_>, extra: &TokenStream) -> TokenStream {
             quote_spanned!(m.span=> let #b = #x::decode_max::<#ty>(__r, #n) #name #extra ?;)
         }
         None => {
-            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'de>>::decode(__r) #name #extra ?;)
+            quote_spanned!(ty.span()=> let #b = <#ty as #x::Decode<'__de>>::decode(__r) #name #extra ?;)
         }
     }
 }
@@ -156,9 +159,9 @@ fn dec_segment() -> (TokenStream, TokenStream) {
     let x = x();
     (
         quote! {
-            let __fixed = <Self as #x::Decode<'de>>::SIZE.fixed_len();
+            let __fixed = <Self as #x::Decode<'__de>>::SIZE.fixed_len();
             let mut __seg;
-            let __r: &mut #x::Reader<'de> = match __fixed {
+            let __r: &mut #x::Reader<'__de> = match __fixed {
                 ::core::option::Option::Some(__n) => {
                     __seg = __r.segment(__n)?;
                     &mut __seg
@@ -211,7 +214,7 @@ fn signatures(
             const SIZE: #x::SizeClass = #size_dec;
             #flat_dec
             #[inline]
-            fn decode(__r: &mut #x::Reader<'de>) -> ::core::result::Result<Self, #x::Error> { #dec }
+            fn decode(__r: &mut #x::Reader<'__de>) -> ::core::result::Result<Self, #x::Error> { #dec }
         },
     )
 }
@@ -311,7 +314,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         let mut __k = 0usize;
         loop {
             #(#lens)*
-            __len += 4;
+            __len += #x::FLAG_SIZE;
             match &__cur.#link {
                 ::core::option::Option::Some(__next) => {
                     __cur = &**__next;
@@ -354,7 +357,7 @@ fn struct_list(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
         Some(quote!(::core::option::Option::None)),
     );
     let dec = quote! {
-        let __node = |__r: &mut #x::Reader<'de>, __k: usize| -> ::core::result::Result<Self, #x::Error> {
+        let __node = |__r: &mut #x::Reader<'__de>, __k: usize| -> ::core::result::Result<Self, #x::Error> {
             #(#decs)*
             ::core::result::Result::Ok(#node)
         };
@@ -390,31 +393,32 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
         .collect();
     let type_name = ident.to_string();
     let checks = variants.iter().map(|v| {
-        let msg = format!("the value of `{ident}::{v}` does not fit XDR's 32-bit enum");
+        let msg = format!("the value of `{ident}::{v}` does not fit an XDR enum");
+        // `i128` holds every `repr`'s values: the check itself is the wire crate's.
         quote_spanned!(v.span()=> const _: () = ::core::assert!(
-            (#ident::#v as i128) >= i32::MIN as i128 && (#ident::#v as i128) <= u32::MAX as i128,
+            #x::enum_value_fits(#ident::#v as i128),
             #msg
         );)
     });
     let enc = quote! {
         #(#checks)*
-        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as i32,)* })
+        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as #x::Discriminant,)* })
     };
     let dec = quote! {
-        #(const #consts: i32 = #ident::#variants as i32;)*
+        #(const #consts: #x::Discriminant = #ident::#variants as #x::Discriminant;)*
         let __d = #x::take_discriminant(__r)?;
         match __d {
             #(#consts => ::core::result::Result::Ok(Self::#variants),)*
             _ => ::core::result::Result::Err(#x::unknown_discriminant(__r, __d, #type_name)),
         }
     };
-    let size = quote!(#x::SizeClass::Fixed(4));
+    let size = quote!(#x::DISCRIMINANT_CLASS);
     signatures(
         size.clone(),
         size,
         TokenStream::new(),
         TokenStream::new(),
-        quote!(::core::result::Result::Ok(4)),
+        quote!(::core::result::Result::Ok(#x::DISCRIMINANT_SIZE)),
         enc,
         dec,
     )
@@ -427,7 +431,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
         let arms = variants.iter().map(|v| fields_size(arm_fields(v), dir));
         let mut it = arms.into_iter();
         let first = it.next().expect("unions have variants");
-        quote!(#x::SizeClass::Fixed(4).then(#first #(.or(#it))*))
+        quote!(#x::DISCRIMINANT_CLASS.then(#first #(.or(#it))*))
     };
     let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
 
@@ -467,8 +471,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
                 quote!(#tag => return ::core::result::Result::Err(#x::discriminant_taken(__w, __d, #tname)),)
             });
             let ty = first.ty;
-            let read =
-                quote_spanned!(ty.span()=> let __d: i32 = <#ty as #x::ArmDiscriminant>::get(#d););
+            let read = quote_spanned!(ty.span()=> let __d = <#ty as #x::ArmDiscriminant>::get(#d););
             enc_arms.push(quote!(#pat => {
                 #read
                 match __d { #(#taken)* _ => {} }
@@ -502,7 +505,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
     let prologue = len_prologue();
     let len = quote! {
         #prologue
-        let mut __len = 4usize;
+        let mut __len = #x::DISCRIMINANT_SIZE;
         match self { #(#len_arms)* }
         ::core::result::Result::Ok(__len)
     };

@@ -1,7 +1,7 @@
 //! Items generated code uses (through `marshal::__private::iiop`). Not a public API.
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
-pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, Writer};
+pub use marshal_core::{descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, VarLen, Writer};
 
 pub use marshal_core::list::in_node;
 pub use marshal_core::place::FieldGuard;
@@ -10,62 +10,6 @@ pub use crate::traits::{
     decode_by_place, decode_flat_into, decode_phased, encode_phased, phased_chunk, phased_segment,
 };
 pub use crate::{ByteOrder, Decode, Encode, Shape};
-
-/// Types a `max_len` attribute applies to: strings (`string<N>`: `N` characters, the NUL not
-/// counted) and sequences (`sequence<T, N>`).
-#[diagnostic::on_unimplemented(
-    message = "`max_len` applies to strings and sequences, not to `{Self}`",
-    label = "`max_len` is not allowed on a field of type `{Self}`"
-)]
-pub trait VarLen {
-    /// Whether the wire length counts a terminating NUL (strings).
-    const NUL: bool;
-    /// Number of elements (bytes for strings).
-    fn var_len(&self) -> usize;
-}
-
-impl VarLen for str {
-    const NUL: bool = true;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for String {
-    const NUL: bool = true;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for bytes::Bytes {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> VarLen for [T] {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> VarLen for Vec<T> {
-    const NUL: bool = false;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for &T {
-    const NUL: bool = T::NUL;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for Box<T> {
-    const NUL: bool = T::NUL;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
 
 /// Encodes a `max_len` field: longer data is an error.
 #[inline]
@@ -86,7 +30,8 @@ pub fn encode_max<T: VarLen + Encode + ?Sized>(
 }
 
 /// Decodes a `max_len` field: a longer length is an error raised before anything is read or
-/// allocated.
+/// allocated. A string's bound (`string<N>`) counts characters, not the NUL its wire length
+/// includes: [`VarLen::TEXT`] says which lengths count one.
 #[inline]
 pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     r: &mut Reader<'de>,
@@ -94,7 +39,7 @@ pub fn decode_max<'de, T: Decode<'de> + VarLen>(
     order: ByteOrder,
 ) -> Result<T, Error> {
     marshal_core::place::by_place(r, move |r, out| {
-        T::decode_max_into(r, out, max, T::NUL, order)
+        T::decode_max_into(r, out, max, T::TEXT, order)
     })
 }
 
@@ -127,10 +72,30 @@ pub unsafe fn decode_field_max<'a, 'de, T: Decode<'de> + VarLen>(
     // SAFETY: the caller upholds `place::field`'s contract (this function's own).
     unsafe {
         marshal_core::place::field(r, place, move |r, out| {
-            T::decode_max_into(r, out, max, T::NUL, order)
+            T::decode_max_into(r, out, max, T::TEXT, order)
         })
     }
 }
+
+/// How many alignment phases a layout can have: CDR aligns to at most 8 bytes, so where a
+/// value's padding falls depends on its start position modulo 8 (see [`Shape::Phased`]).
+pub const ALIGN_PHASES: usize = 8;
+
+/// The alignment phase of position `pos`: an index into [`Shape::phase_sizes`].
+#[inline(always)]
+pub const fn phase(pos: usize) -> usize {
+    pos % ALIGN_PHASES
+}
+
+/// Whether a `max_len` bound fits a CDR length (an `unsigned long`); the derive asserts it
+/// for every `max_len` field.
+pub const fn max_len_fits(max: usize) -> bool {
+    max as u64 <= u32::MAX as u64
+}
+
+/// The type a union switches on when its enum names none (`#[marshal(discriminant = T)]`):
+/// a `long`.
+pub type DefaultDiscriminant = i32;
 
 /// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.
 #[diagnostic::on_unimplemented(
@@ -146,6 +111,49 @@ pub trait Discriminant: Encode + for<'de> Decode<'de> + Copy {
     fn to_i64(self) -> i64;
     /// The discriminant for `v`, which the caller checked is within `MIN..=MAX`.
     fn from_i64(v: i64) -> Self;
+
+    // What generated code calls, all through this trait: a type that is not a discriminant
+    // then fails one bound, reported once, rather than one per helper.
+
+    /// The wire size (for error offsets and `Decode::MIN`).
+    const WIDTH: usize = core::mem::size_of::<Self>();
+
+    /// End position of a discriminant starting at `pos`.
+    #[inline(always)]
+    fn end(pos: usize) -> usize {
+        pos + crate::pad(pos, Self::WIDTH) + Self::WIDTH
+    }
+
+    /// Appends a discriminant given as an `i64` known to fit.
+    #[inline(always)]
+    fn put(w: &mut Writer<'_>, d: i64, order: ByteOrder) -> Result<(), Error> {
+        Self::from_i64(d).encode(w, order)
+    }
+
+    /// Appends the discriminant a `default` arm holds, failing if this type cannot represent
+    /// it.
+    #[inline]
+    fn put_default(w: &mut Writer<'_>, d: i32, order: ByteOrder) -> Result<(), Error> {
+        let v = i64::from(d);
+        if !tag_fits(v, <Self as Discriminant>::MIN, <Self as Discriminant>::MAX) {
+            return Err(w.error(ErrorKind::OutOfRange {
+                value: v,
+                type_name: core::any::type_name::<Self>(),
+            }));
+        }
+        Self::put(w, v, order)
+    }
+
+    /// Reads a discriminant as an `i64`.
+    #[inline(always)]
+    fn take(r: &mut Reader<'_>, order: ByteOrder) -> Result<i64, Error> {
+        Ok(Self::decode(r, order)?.to_i64())
+    }
+}
+
+/// Whether a variant's tag fits a discriminant type's `MIN..=MAX` (checked at compile time).
+pub const fn tag_fits(tag: i64, min: i64, max: i64) -> bool {
+    min <= tag && tag <= max
 }
 
 macro_rules! discriminant {
@@ -179,47 +187,6 @@ impl Discriminant for bool {
     }
 }
 
-/// Whether a variant's tag fits the union's discriminant type (checked at compile time).
-pub const fn tag_fits<D: Discriminant>(tag: i64) -> bool {
-    <D as Discriminant>::MIN <= tag && tag <= <D as Discriminant>::MAX
-}
-
-/// Appends a union discriminant given as an `i64` known to fit `D`.
-#[inline(always)]
-pub fn put_discriminant<D: Discriminant>(
-    w: &mut Writer<'_>,
-    d: i64,
-    order: ByteOrder,
-) -> Result<(), Error> {
-    D::from_i64(d).encode(w, order)
-}
-
-/// Appends the discriminant a `default` arm holds, failing if `D` cannot represent it.
-#[inline]
-pub fn put_default_discriminant<D: Discriminant>(
-    w: &mut Writer<'_>,
-    d: i32,
-    order: ByteOrder,
-) -> Result<(), Error> {
-    let v = i64::from(d);
-    if !tag_fits::<D>(v) {
-        return Err(w.error(ErrorKind::OutOfRange {
-            value: v,
-            type_name: core::any::type_name::<D>(),
-        }));
-    }
-    put_discriminant::<D>(w, v, order)
-}
-
-/// Reads a union discriminant as an `i64`.
-#[inline(always)]
-pub fn take_discriminant<D: Discriminant>(
-    r: &mut Reader<'_>,
-    order: ByteOrder,
-) -> Result<i64, Error> {
-    Ok(D::decode(r, order)?.to_i64())
-}
-
 /// The `i32` a `default` arm keeps for a discriminant just read.
 #[inline]
 pub fn default_discriminant(r: &Reader<'_>, d: i64) -> Result<i32, Error> {
@@ -231,16 +198,44 @@ pub fn default_discriminant(r: &Reader<'_>, d: i64) -> Result<i32, Error> {
     })
 }
 
-/// Appends a C-like enum's ordinal (CORBA encodes an enum as its position, an `unsigned long`).
+/// The type a C-like enum travels as: CORBA encodes an enum as its position (ordinal), an
+/// `unsigned long`.
+pub type Ordinal = u32;
+
+/// The shape of a C-like enum: its ordinal's.
+pub const ENUM_SHAPE: Shape = <Ordinal as Encode>::SHAPE;
+
+/// The wire size of a C-like enum: its ordinal's.
+pub const ENUM_MIN: usize = <Ordinal as Decode<'static>>::MIN;
+
+/// Where a C-like enum starting at `pos` ends.
 #[inline(always)]
-pub fn put_ordinal(w: &mut Writer<'_>, ordinal: u32, order: ByteOrder) -> Result<(), Error> {
+pub fn enum_end(pos: usize, depth: u32) -> Result<usize, Error> {
+    let any: Ordinal = 0;
+    any.end(pos, depth)
+}
+
+/// Appends a C-like enum's ordinal.
+#[inline(always)]
+pub fn put_ordinal(w: &mut Writer<'_>, ordinal: Ordinal, order: ByteOrder) -> Result<(), Error> {
     ordinal.encode(w, order)
 }
 
 /// Reads a C-like enum's ordinal.
 #[inline(always)]
-pub fn take_ordinal(r: &mut Reader<'_>, order: ByteOrder) -> Result<u32, Error> {
-    u32::decode(r, order)
+pub fn take_ordinal(r: &mut Reader<'_>, order: ByteOrder) -> Result<Ordinal, Error> {
+    Ordinal::decode(r, order)
+}
+
+/// The error for an ordinal just read that names no variant.
+#[cold]
+pub fn unknown_ordinal(r: &Reader<'_>, value: Ordinal, type_name: &'static str) -> Error {
+    unknown_discriminant(
+        r,
+        core::mem::size_of::<Ordinal>(),
+        i64::from(value),
+        type_name,
+    )
 }
 
 /// The error for a discriminant or ordinal just read (`width` bytes) that matches no variant.
@@ -254,11 +249,6 @@ pub fn unknown_discriminant(
     r.error_back(width, ErrorKind::UnknownDiscriminant { value, type_name })
 }
 
-/// The wire size of discriminant type `D` (for error offsets).
-pub const fn disc_width<D: Discriminant>() -> usize {
-    core::mem::size_of::<D>()
-}
-
 /// The error for a `default` arm holding another variant's discriminant.
 #[cold]
 pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> Error {
@@ -266,13 +256,6 @@ pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> 
         value: i64::from(value),
         variant,
     })
-}
-
-/// End position of discriminant type `D` starting at `pos`.
-#[inline(always)]
-pub const fn disc_end<D: Discriminant>(pos: usize) -> usize {
-    let w = core::mem::size_of::<D>();
-    pos + crate::pad(pos, w) + w
 }
 
 /// Where the link of an optional-data list node ends, from `pos`: `Option<T>` is
@@ -303,5 +286,42 @@ pub fn take_flag(r: &mut Reader<'_>, order: ByteOrder) -> Result<bool, Error> {
                 max: 1,
             },
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_phase_indexes_phase_sizes() {
+        let sizes = Shape::fixed(1, 1)
+            .then(Shape::fixed(8, 8))
+            .phase_sizes()
+            .unwrap();
+        assert_eq!(sizes.len(), ALIGN_PHASES);
+        assert_eq!(phase(13), 5);
+        // An octet then a double, from position 13: the double starts at 16.
+        assert_eq!(13 + sizes[phase(13)], 24);
+    }
+
+    #[test]
+    fn discriminants_and_enums() {
+        assert_eq!(<DefaultDiscriminant as Discriminant>::WIDTH, 4);
+        assert_eq!(<u8 as Discriminant>::end(3), 4);
+        assert_eq!(<i16 as Discriminant>::end(3), 6);
+        assert!(tag_fits(
+            255,
+            <u8 as Discriminant>::MIN,
+            <u8 as Discriminant>::MAX
+        ));
+        assert!(!tag_fits(
+            256,
+            <u8 as Discriminant>::MIN,
+            <u8 as Discriminant>::MAX
+        ));
+        assert_eq!(ENUM_MIN, 4);
+        assert_eq!(enum_end(1, 0).unwrap(), 8);
+        assert!(!max_len_fits(u32::MAX as usize + 1));
     }
 }

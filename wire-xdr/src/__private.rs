@@ -2,7 +2,7 @@
 
 pub use marshal_core::flat::{flat_struct, width_of, FieldLayout};
 pub use marshal_core::{
-    descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, Writer,
+    descend, ArmDiscriminant, Error, ErrorKind, Flat, Reader, SizeClass, VarLen, Writer,
 };
 
 pub use marshal_core::list::in_node;
@@ -11,64 +11,12 @@ pub use marshal_core::place::FieldGuard;
 pub use crate::traits::decode_by_place;
 pub use crate::{Decode, Encode};
 
-/// Types a `max_len` attribute applies to: strings, opaque data and variable-length arrays.
-#[diagnostic::on_unimplemented(
-    message = "`max_len` applies to strings, opaque data and vectors, not to `{Self}`",
-    label = "`max_len` is not allowed on a field of type `{Self}`"
-)]
-pub trait VarLen {
-    /// Wire size of one element.
-    const ELEM: SizeClass;
-    /// Number of elements (bytes for strings and opaques).
-    fn var_len(&self) -> usize;
-}
-
-impl VarLen for str {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for String {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl VarLen for bytes::Bytes {
-    const ELEM: SizeClass = SizeClass::Fixed(1);
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: Encode> VarLen for [T] {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: Encode> VarLen for Vec<T> {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for &T {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-impl<T: VarLen + ?Sized> VarLen for Box<T> {
-    const ELEM: SizeClass = T::ELEM;
-    fn var_len(&self) -> usize {
-        (**self).var_len()
-    }
-}
-
 /// Size class of a `T<max>` / `string<max>` / `opaque<max>` field.
-pub const fn bounded_size<T: VarLen + ?Sized>(max: usize) -> SizeClass {
-    SizeClass::Fixed(4).then(T::ELEM.repeat_up_to(max).pad_to(4))
+pub const fn bounded_size<T: VarLen + ?Sized>(max: usize) -> SizeClass
+where
+    T::Elem: Encode,
+{
+    SizeClass::Fixed(4).then(<T::Elem as Encode>::ELEM.repeat_up_to(max).pad_to(4))
 }
 
 /// Encodes a `max_len` field: longer data is an error.
@@ -126,23 +74,47 @@ pub unsafe fn decode_field<'a, 'de, T: Decode<'de>>(
     unsafe { marshal_core::place::field(r, place, T::decode_into) }
 }
 
+/// The type a C-like enum's value and a union's discriminant travel as (an XDR `int`).
+pub type Discriminant = i32;
+
+/// The wire size of an enum value or union discriminant.
+pub const DISCRIMINANT_SIZE: usize = core::mem::size_of::<Discriminant>();
+
+/// The size class of an enum value or union discriminant.
+pub const DISCRIMINANT_CLASS: SizeClass = SizeClass::Fixed(DISCRIMINANT_SIZE);
+
+/// The wire size of the optional-data flag of a list link (a `bool`, itself an `int`).
+pub const FLAG_SIZE: usize = 4;
+
+/// Whether a C-like enum's value (widened to `i128`) fits an XDR enum: a 32-bit `int`, or the
+/// bit pattern of an `unsigned int` (as C enums with large constants are sent).
+pub const fn enum_value_fits(v: i128) -> bool {
+    v >= i32::MIN as i128 && v <= u32::MAX as i128
+}
+
+/// Whether a `max_len` bound fits an XDR length (an `unsigned int`); the derive asserts it
+/// for every `max_len` field.
+pub const fn max_len_fits(max: usize) -> bool {
+    max as u64 <= u32::MAX as u64
+}
+
 /// Appends a union discriminant or enum value.
 #[inline(always)]
-pub fn put_discriminant(w: &mut Writer<'_>, d: i32) -> Result<(), Error> {
+pub fn put_discriminant(w: &mut Writer<'_>, d: Discriminant) -> Result<(), Error> {
     w.put(d.to_be_bytes())
 }
 
 /// Reads a union discriminant or enum value.
 #[inline(always)]
-pub fn take_discriminant(r: &mut Reader<'_>) -> Result<i32, Error> {
-    Ok(i32::from_be_bytes(r.array::<4>()?))
+pub fn take_discriminant(r: &mut Reader<'_>) -> Result<Discriminant, Error> {
+    Ok(Discriminant::from_be_bytes(r.array::<DISCRIMINANT_SIZE>()?))
 }
 
 /// The error for a discriminant just read that matches no variant.
 #[cold]
-pub fn unknown_discriminant(r: &Reader<'_>, value: i32, type_name: &'static str) -> Error {
+pub fn unknown_discriminant(r: &Reader<'_>, value: Discriminant, type_name: &'static str) -> Error {
     r.error_back(
-        4,
+        DISCRIMINANT_SIZE,
         ErrorKind::UnknownDiscriminant {
             value: i64::from(value),
             type_name,
@@ -169,4 +141,26 @@ pub fn take_flag(r: &mut Reader<'_>) -> Result<bool, Error> {
 #[inline(always)]
 pub fn put_flag(w: &mut Writer<'_>, present: bool) -> Result<(), Error> {
     w.put(u32::from(present).to_be_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enum_values_span_int_and_unsigned_int() {
+        assert!(enum_value_fits(i128::from(i32::MIN)));
+        assert!(enum_value_fits(i128::from(u32::MAX)));
+        assert!(!enum_value_fits(i128::from(i32::MIN) - 1));
+        assert!(!enum_value_fits(i128::from(u32::MAX) + 1));
+    }
+
+    #[test]
+    fn sizes_are_those_of_an_int() {
+        assert_eq!(DISCRIMINANT_SIZE, 4);
+        assert_eq!(DISCRIMINANT_CLASS, <i32 as Encode>::SIZE);
+        assert_eq!(SizeClass::Fixed(FLAG_SIZE), <bool as Encode>::SIZE);
+        assert!(max_len_fits(u32::MAX as usize));
+        assert!(!max_len_fits(u32::MAX as usize + 1));
+    }
 }
