@@ -30,29 +30,22 @@
 //! assert_eq!(Format::from_bytes(&bytes).unwrap().id(), f.id());
 //! ```
 
-mod canonical;
-mod dynamic;
-mod engine;
-mod field_type;
+mod convert;
 mod format;
-mod format_id;
-pub mod interp;
-#[cfg(feature = "jit")]
-pub mod jit;
 mod message;
 mod native;
 mod order;
-pub mod plan;
 mod receiver;
-pub(crate) mod registry;
-mod resolver;
-mod word;
+mod tiering;
 
-pub use dynamic::{DynRecord, Value};
-pub use engine::{Engine, Stats};
-pub use field_type::Kind;
-pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE};
-pub use format_id::FormatId;
+pub use convert::dynamic::{DynRecord, Value};
+pub use convert::{interp, plan};
+pub use format::description::{
+    Field, Format, IOField, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE,
+};
+pub use format::field_type::Kind;
+pub use format::format_id::FormatId;
+pub use format::resolver::{FormatCache, Resolver};
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
     write_all_vectored, write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN,
@@ -64,7 +57,14 @@ pub use native::{
 };
 pub use order::ByteOrder;
 pub use receiver::Receiver;
-pub use resolver::{FormatCache, Resolver};
+pub use tiering::engine::{Engine, Stats};
+
+/// The JIT back end and the tiering models (feature `jit`).
+#[cfg(feature = "jit")]
+pub mod jit {
+    pub use crate::convert::jit::{Compiled, Jit};
+    pub use crate::tiering::{cost, frequency, knapsack};
+}
 
 pub use marshal_core::{Error, ErrorKind};
 
@@ -75,7 +75,7 @@ pub mod __private {
         read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, Record,
         VarElement,
     };
-    pub use crate::registry::local as local_format;
+    pub use crate::format::registry::local as local_format;
     pub use crate::Format;
     pub use marshal_core::Error;
     pub use std::sync::OnceLock;

@@ -8,7 +8,7 @@
 //! or vector is a slot of two `u32`s in the record's byte order: the offset of its data from
 //! the body's start, and its length (bytes for a string, elements for a vector).
 
-use crate::field_type::SLOT;
+use crate::format::field_type::SLOT;
 use crate::{Error, ErrorKind};
 
 /// The static description of one native type.
@@ -127,7 +127,7 @@ pub trait Record: Native {
 
     /// The record's native [`Format`](crate::Format), built once per type and kept.
     fn format() -> &'static crate::Format {
-        crate::registry::local(Self::RECORD)
+        crate::format::registry::local(Self::RECORD)
     }
 }
 

@@ -5,15 +5,16 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use crate::convert::interp;
 #[cfg(feature = "jit")]
-use crate::jit::tier::{Mode, Tier};
-#[cfg(feature = "jit")]
-use crate::jit::Compiled;
+use crate::convert::jit::Compiled;
+use crate::convert::plan::Plan;
+use crate::format::resolver::Resolver;
 use crate::message::{parse_message, HEADER_LEN};
 use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
-use crate::plan::Plan;
-use crate::resolver::Resolver;
-use crate::{interp, DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
+#[cfg(feature = "jit")]
+use crate::tiering::tier::{Mode, Tier};
+use crate::{DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
 
 /// A plan's key: (incoming format, local record's address).
 type Key = (FormatId, usize);

@@ -11,9 +11,9 @@
 use core::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use crate::field_type::{Kind, SLOT};
+use crate::convert::word;
+use crate::format::field_type::{Kind, SLOT};
 use crate::native::check_var;
-use crate::word;
 use crate::{ByteOrder, Error, ErrorKind, Field, Format};
 
 /// How many values and string bytes a record may decode to per byte of its body (plus 4096).

@@ -15,10 +15,10 @@ use core::mem::MaybeUninit;
 
 use marshal_core::swap;
 
-use crate::field_type::SLOT;
+use crate::convert::plan::{IntRepr, Op, Plan, Step};
+use crate::convert::word;
+use crate::format::field_type::SLOT;
 use crate::native::check_var;
-use crate::plan::{IntRepr, Op, Plan, Step};
-use crate::word;
 use crate::{Error, ErrorKind};
 
 /// How much bigger than the incoming body the output may grow, at least (widening `i8` to

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
-use crate::field_type::{Kind, SLOT};
-use crate::format::{Field, Format};
+use crate::format::description::{Field, Format};
+use crate::format::field_type::{Kind, SLOT};
 use crate::native::{NativeRecord, NativeType};
 use crate::ByteOrder;
 

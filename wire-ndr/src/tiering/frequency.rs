@@ -869,7 +869,7 @@ mod tests {
         TypeGraph::new(2).root(5, 1.0);
     }
 
-    use crate::jit::knapsack::tests::Rng;
+    use crate::tiering::knapsack::tests::Rng;
 
     #[test]
     fn random_graphs_solve_their_equations_or_fail_cleanly() {

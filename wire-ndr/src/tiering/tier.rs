@@ -17,8 +17,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{cost, frequency, knapsack, Compiled, Jit};
-use crate::plan::Plan;
+use super::{cost, frequency, knapsack};
+use crate::convert::jit::{Compiled, Jit};
+use crate::convert::plan::Plan;
 use crate::{Format, FormatId, Stats};
 
 /// A plan's key: (incoming format, local record's address).

@@ -1,6 +1,6 @@
 //! Conversion plans: how to turn a record of an incoming [`Format`] into the body of a local
 //! type, as data. A plan is built once per (incoming format, local type) and cached by the
-//! [`Receiver`](crate::Receiver); the [interpreter](crate::interp) executes it, and a JIT may
+//! [`Receiver`](crate::Receiver); the [interpreter](crate::convert::interp) executes it, and a JIT may
 //! compile it (it must produce the same bytes).
 //!
 //! Fields are matched **by name**. Each local field becomes one [`Step`]: copy or byte-swap
@@ -11,10 +11,11 @@
 //! `#[marshal(default_missing)]`, and are an error otherwise. Extra incoming fields are
 //! ignored. Neighbouring copies are merged, so a record whose layout is the same is one copy.
 
-use crate::field_type::Kind;
-use crate::format::{Field, Format};
+use crate::format::description::{Field, Format};
+use crate::format::field_type::Kind;
+use crate::format::registry;
 use crate::native::{NativeRecord, NativeType};
-use crate::{registry, ByteOrder, Error, ErrorKind};
+use crate::{ByteOrder, Error, ErrorKind};
 
 /// How an integer is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,10 +160,10 @@ impl Plan {
         &self.templates
     }
     /// How many times the incoming body's size the converted body's variable parts may take
-    /// ([`EXPANSION`](crate::interp::EXPANSION), whatever the formats: see
-    /// [`output_limit`](crate::interp::output_limit)).
+    /// ([`EXPANSION`](crate::convert::interp::EXPANSION), whatever the formats: see
+    /// [`output_limit`](crate::convert::interp::output_limit)).
     pub fn expansion(&self) -> usize {
-        crate::interp::EXPANSION
+        crate::convert::interp::EXPANSION
     }
     /// The incoming format is the local one: the record is used as it is.
     pub fn is_identical(&self) -> bool {
@@ -481,7 +482,7 @@ fn native_size(leaf: &NativeType) -> usize {
     match *leaf {
         NativeType::Int(n) | NativeType::UInt(n) | NativeType::Float(n) => n,
         NativeType::Bool => 1,
-        NativeType::String => crate::field_type::SLOT,
+        NativeType::String => crate::format::field_type::SLOT,
         NativeType::Record(r) => r.size,
         NativeType::Array { .. } | NativeType::Var { .. } => 0,
     }

@@ -1,8 +1,8 @@
 //! `Format`: the description of one record layout, built from a PBIO-style field list or from
 //! its canonical bytes, and validated either way before anything uses it.
 
-use crate::canonical;
-use crate::field_type::{self, Kind, TypeName, SLOT};
+use crate::format::canonical;
+use crate::format::field_type::{self, Kind, TypeName, SLOT};
 use crate::{ByteOrder, Error, ErrorKind, FormatId};
 
 /// Largest record (fixed part) a format may describe: 1 GiB.

@@ -10,8 +10,8 @@
 //! Every format has exactly one encoding ([`Format::build`] sorts), so equal formats hash to
 //! equal ids; decoding refuses any other arrangement of the same facts.
 
-use crate::field_type::Kind;
-use crate::format::{Field, Format, MAX_DEPTH, MAX_FIELDS};
+use crate::format::description::{Field, Format, MAX_DEPTH, MAX_FIELDS};
+use crate::format::field_type::Kind;
 use marshal_core::Reader;
 
 use crate::{ByteOrder, Error, ErrorKind, FormatId};
@@ -184,7 +184,7 @@ fn read_record(r: &mut Reader<'_>, depth: usize) -> Result<Format, Error> {
         };
         let at = r.position();
         let ndims = u8_at(r)?;
-        if usize::from(ndims) > crate::field_type::MAX_DIMS {
+        if usize::from(ndims) > crate::format::field_type::MAX_DIMS {
             return Err(invalid(at, format!("field `{fname}`: {ndims} dimensions")));
         }
         let mut dims = Vec::with_capacity(ndims.into());
