@@ -41,10 +41,12 @@ mod tiering;
 pub use convert::dynamic::{DynRecord, Value};
 pub use convert::{interp, plan};
 pub use format::description::{
-    Field, Format, IOField, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE,
+    Field, Format, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE,
 };
 pub use format::field_type::Kind;
 pub use format::format_id::FormatId;
+pub use format::io_field::IOField;
+pub use format::registry::Record;
 pub use format::resolver::{FormatCache, Resolver};
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
@@ -53,7 +55,7 @@ pub use message::{
 };
 pub use native::{
     as_bytes, from_body, to_body, write_body, ArrayElement, Native, NativeField, NativeRecord,
-    NativeType, Record, VarElement,
+    NativeType, VarElement,
 };
 pub use order::ByteOrder;
 pub use receiver::Receiver;
@@ -71,11 +73,10 @@ pub use marshal_core::{Error, ErrorKind};
 /// Items the derive's output uses. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::format::registry::{local as local_format, Record};
     pub use crate::native::{
-        read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, Record,
-        VarElement,
+        read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, VarElement,
     };
-    pub use crate::format::registry::local as local_format;
     pub use crate::Format;
     pub use marshal_core::Error;
     pub use std::sync::OnceLock;

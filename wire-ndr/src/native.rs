@@ -8,8 +8,11 @@
 //! or vector is a slot of two `u32`s in the record's byte order: the offset of its data from
 //! the body's start, and its length (bytes for a string, elements for a vector).
 
-use crate::format::field_type::SLOT;
-use crate::{Error, ErrorKind};
+use marshal_core::{Error, ErrorKind};
+
+/// Bytes a variable part (string or variable-length array) takes in the fixed part: a 4-byte
+/// offset and a 4-byte length, in the record's byte order.
+pub(crate) const SLOT: usize = 8;
 
 /// The static description of one native type.
 #[derive(Debug, Clone, Copy)]
@@ -118,18 +121,6 @@ pub trait VarElement: Native {}
             array elements: put each string in a derived struct, and make an array of those"
 )]
 pub trait ArrayElement: Native {}
-
-/// A derived record: the derive implements this for every struct whose fields are all
-/// [`Native`].
-pub trait Record: Native {
-    /// The record's static description.
-    const RECORD: &'static NativeRecord;
-
-    /// The record's native [`Format`](crate::Format), built once per type and kept.
-    fn format() -> &'static crate::Format {
-        crate::format::registry::local(Self::RECORD)
-    }
-}
 
 #[inline]
 fn slice(body: &[u8], at: usize, len: usize) -> Result<&[u8], Error> {

@@ -111,7 +111,7 @@ impl Receiver {
     /// Holds every converted record to at most `bytes` of local body (its fixed part and
     /// variable parts together) in memory. Whatever this says, a conversion writes at most
     /// the local fixed part plus 16 times the incoming body plus 4 KiB
-    /// ([`interp::output_limit`]); this lowers that for receivers that know their records are
+    /// (`convert::limit::output_limit`); this lowers that for receivers that know their records are
     /// small. A record that would pass the limit fails with
     /// [`ErrorKind::TooMuchMemory`] in the field that would have grown it, before the memory
     /// is allocated.
@@ -454,5 +454,43 @@ impl Hasher for FoldHasher {
     }
     fn write_usize(&mut self, n: usize) {
         self.write(&n.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{message_from_body, ByteOrder, IOField};
+
+    #[test]
+    fn decode_dynamic_needs_the_format_and_shifts_offsets() {
+        let f = Format::from_fields(
+            "tick",
+            ByteOrder::Big,
+            16,
+            &[
+                IOField::new("seq", "unsigned integer", 8, 0),
+                IOField::new("name", "string", 8, 8),
+            ],
+            &[],
+        )
+        .unwrap();
+        let mut body = 7u64.to_be_bytes().to_vec();
+        body.extend_from_slice(&16u32.to_be_bytes());
+        body.extend_from_slice(&2u32.to_be_bytes());
+        body.extend_from_slice(b"ok\0\0\0\0\0\0");
+        let msg = message_from_body(f.id(), &body).unwrap();
+        let mut rx = Receiver::new();
+        let e = rx.decode_dynamic(&msg).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::UnknownFormat(_)), "{e}");
+        rx.register(f.clone());
+        assert_eq!(
+            rx.decode_dynamic(&msg).unwrap().to_json(),
+            r#"{"seq":7,"name":"ok"}"#
+        );
+        // Offsets count from the message's start.
+        let short = message_from_body(f.id(), &body[..10]).unwrap();
+        let e = rx.decode_dynamic(&short).unwrap_err();
+        assert_eq!(e.offset(), Some(HEADER_LEN));
     }
 }

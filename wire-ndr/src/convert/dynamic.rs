@@ -12,8 +12,9 @@ use core::fmt::{self, Write as _};
 use std::sync::Arc;
 
 use crate::convert::word;
-use crate::format::field_type::{Kind, SLOT};
+use crate::format::field_type::Kind;
 use crate::native::check_var;
+use crate::native::SLOT;
 use crate::{ByteOrder, Error, ErrorKind, Field, Format};
 
 /// How many values and string bytes a record may decode to per byte of its body (plus 4096).
@@ -796,21 +797,5 @@ mod tests {
         // A record with no fields is an empty object.
         let empty = Format::from_fields("e", ByteOrder::Big, 0, &[], &[]).unwrap();
         assert_eq!(DynRecord::decode(&empty, &[]).unwrap().to_json(), "{}");
-    }
-
-    #[test]
-    fn receiver_decodes_messages_and_shifts_offsets() {
-        use crate::{message_from_body, Receiver, HEADER_LEN};
-        let f = sample(ByteOrder::Big);
-        let body = sample_body(ByteOrder::Big);
-        let msg = message_from_body(f.id(), &body).unwrap();
-        let mut rx = Receiver::new();
-        let e = rx.decode_dynamic(&msg).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::UnknownFormat(_)), "{e}");
-        rx.register(f.clone());
-        assert_eq!(rx.decode_dynamic(&msg).unwrap().to_json(), SAMPLE_JSON);
-        let short = message_from_body(f.id(), &body[..50]).unwrap();
-        let e = rx.decode_dynamic(&short).unwrap_err();
-        assert_eq!(e.offset(), Some(HEADER_LEN));
     }
 }

@@ -11,10 +11,11 @@
 //! `#[marshal(default_missing)]`, and are an error otherwise. Extra incoming fields are
 //! ignored. Neighbouring copies are merged, so a record whose layout is the same is one copy.
 
+use crate::convert::limit;
 use crate::format::description::{Field, Format};
 use crate::format::field_type::Kind;
 use crate::format::registry;
-use crate::native::{NativeRecord, NativeType};
+use crate::native::{NativeRecord, NativeType, SLOT};
 use crate::{ByteOrder, Error, ErrorKind};
 
 /// How an integer is stored.
@@ -160,10 +161,10 @@ impl Plan {
         &self.templates
     }
     /// How many times the incoming body's size the converted body's variable parts may take
-    /// ([`EXPANSION`](crate::convert::interp::EXPANSION), whatever the formats: see
-    /// [`output_limit`](crate::convert::interp::output_limit)).
+    /// ([`EXPANSION`](crate::convert::limit::EXPANSION), whatever the formats: see
+    /// [`output_limit`](crate::convert::limit::output_limit)).
     pub fn expansion(&self) -> usize {
-        crate::convert::interp::EXPANSION
+        limit::EXPANSION
     }
     /// The incoming format is the local one: the record is used as it is.
     pub fn is_identical(&self) -> bool {
@@ -482,7 +483,7 @@ fn native_size(leaf: &NativeType) -> usize {
     match *leaf {
         NativeType::Int(n) | NativeType::UInt(n) | NativeType::Float(n) => n,
         NativeType::Bool => 1,
-        NativeType::String => crate::format::field_type::SLOT,
+        NativeType::String => SLOT,
         NativeType::Record(r) => r.size,
         NativeType::Array { .. } | NativeType::Var { .. } => 0,
     }

@@ -5,5 +5,6 @@ pub(crate) mod canonical;
 pub(crate) mod description;
 pub(crate) mod field_type;
 pub(crate) mod format_id;
+pub(crate) mod io_field;
 pub(crate) mod registry;
 pub(crate) mod resolver;

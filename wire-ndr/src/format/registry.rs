@@ -1,13 +1,35 @@
-//! Native formats: built from a [`NativeRecord`] once per type and kept for the life of the
+//! Derived record types and their native formats: the [`Record`] trait, and each record's
+//! [`Format`] built from its [`NativeRecord`] once per type and kept for the life of the
 //! process (there is one per derived type that is used, so the set is bounded by the program).
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use crate::format::description::{Field, Format};
-use crate::format::field_type::{Kind, SLOT};
-use crate::native::{NativeRecord, NativeType};
-use crate::ByteOrder;
+use crate::format::field_type::Kind;
+use crate::native::{Native, NativeRecord, NativeType, SLOT};
+use crate::order::ByteOrder;
+
+/// A derived record: the derive implements this for every struct whose fields are all
+/// [`Native`].
+pub trait Record: Native {
+    /// The record's static description.
+    const RECORD: &'static NativeRecord;
+
+    /// The record's native [`Format`], built once per type and kept.
+    fn format() -> &'static Format {
+        local(Self::RECORD)
+    }
+}
+
+impl Format {
+    /// The native format of a derived type: its name, this machine's byte order, `size_of`,
+    /// and each field's name, kind, size and `offset_of!`; nested records by their own formats.
+    /// Built once per type and kept.
+    pub fn of<T: Record>() -> Format {
+        T::format().clone()
+    }
+}
 
 /// The native format of `rec`, built on first use.
 pub fn local(rec: &'static NativeRecord) -> &'static Format {

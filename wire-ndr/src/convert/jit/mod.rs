@@ -184,7 +184,7 @@ struct Ctx<'a> {
     src: &'a [u8],
     /// The growable output, or null for a fixed destination of `plan.dst_size` bytes at `dst`.
     out: *mut Vec<u8>,
-    /// The caller's cap on the output's size (see [`interp::output_limit`]).
+    /// The caller's cap on the output's size (see [`output_limit`](crate::convert::limit::output_limit)).
     max_output: usize,
 }
 
