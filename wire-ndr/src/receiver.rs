@@ -5,19 +5,12 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::convert::interp;
-#[cfg(feature = "jit")]
-use crate::convert::jit::Compiled;
-use crate::convert::plan::Plan;
+use crate::convert::plan::{Key, Plan};
 use crate::format::resolver::Resolver;
 use crate::message::{parse_message, HEADER_LEN};
 use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
-#[cfg(feature = "jit")]
-use crate::tiering::tier::{Mode, Tier};
+use crate::tiering::{Active, Runner};
 use crate::{DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
-
-/// A plan's key: (incoming format, local record's address).
-type Key = (FormatId, usize);
 
 /// Receives NDR records into local types ("receiver makes right").
 ///
@@ -31,29 +24,13 @@ pub struct Receiver {
     plans: HashMap<Key, Arc<Plan>, IdHash>,
     /// The plan used last, checked before the map: a stream of one kind of record skips the
     /// hashing.
-    last: Option<Last>,
+    last: Option<Active>,
     scratch: Vec<u8>,
     resolver: Option<Box<dyn Resolver + Send>>,
-    engine: Engine,
-    stats: Stats,
+    /// Runs the plans, as the engine chosen at construction says.
+    runner: Runner,
     /// The most one converted record may take (see [`Receiver::set_max_output`]).
     max_output: usize,
-    #[cfg(feature = "jit")]
-    tier: Option<Tier>,
-}
-
-/// The plan used last, with its code when compiled.
-struct Last {
-    key: Key,
-    plan: Arc<Plan>,
-    #[cfg(feature = "jit")]
-    code: Option<Arc<Compiled>>,
-    /// The tier's generation `code` was read at.
-    #[cfg(feature = "jit")]
-    generation: u64,
-    /// Conversions not yet counted in the tier.
-    #[cfg(feature = "jit")]
-    pending: u64,
 }
 
 impl Default for Receiver {
@@ -68,8 +45,8 @@ impl core::fmt::Debug for Receiver {
             .field("formats", &self.formats.len())
             .field("plans", &self.plans.len())
             .field("resolver", &self.resolver.is_some())
-            .field("engine", &self.engine)
-            .field("stats", &self.stats)
+            .field("engine", &self.runner.engine())
+            .field("stats", &self.runner.stats())
             .finish()
     }
 }
@@ -88,23 +65,14 @@ impl Receiver {
     /// assert_eq!(rx.engine(), Engine::Interpreter);
     /// ```
     pub fn with_engine(engine: Engine) -> Receiver {
-        #[cfg(feature = "jit")]
-        let tier = match engine {
-            Engine::Interpreter => None,
-            Engine::Jit => Some(Tier::new(Mode::Always, Engine::JIT_BUDGET)),
-            Engine::Tiered { budget_bytes } => Some(Tier::new(Mode::Tiered, budget_bytes)),
-        };
         Receiver {
             formats: HashMap::default(),
             plans: HashMap::default(),
             last: None,
             scratch: Vec::new(),
             resolver: None,
-            engine,
-            stats: Stats::default(),
+            runner: Runner::new(engine),
             max_output: usize::MAX,
-            #[cfg(feature = "jit")]
-            tier,
         }
     }
 
@@ -148,26 +116,20 @@ impl Receiver {
 
     /// The engine chosen at construction.
     pub fn engine(&self) -> Engine {
-        self.engine
+        self.runner.engine()
     }
 
     /// What the engine has done: plans compiled, code held, conversions interpreted and
     /// compiled, time spent compiling.
     pub fn stats(&self) -> Stats {
-        self.stats
+        self.runner.stats()
     }
 
     /// Whether the plan from the format `id` to `T` is compiled now (always `false` without
     /// the `jit` feature or with [`Engine::Interpreter`]).
     pub fn is_compiled<T: Record>(&self, id: FormatId) -> bool {
-        #[cfg(feature = "jit")]
-        if let Some(t) = &self.tier {
-            return t
-                .code(&(id, T::RECORD as *const NativeRecord as usize))
-                .is_some();
-        }
-        let _ = id;
-        false
+        self.runner
+            .is_compiled(&(id, T::RECORD as *const NativeRecord as usize))
     }
 
     /// Forgets the format with this id, its plans and their compiled code: a receiver that
@@ -178,10 +140,7 @@ impl Receiver {
         if matches!(&self.last, Some(l) if l.key.0 == id) {
             self.last = None;
         }
-        #[cfg(feature = "jit")]
-        if let Some(t) = &mut self.tier {
-            t.forget(id, &mut self.stats);
-        }
+        self.runner.forget(id);
         self.formats.remove(&id).is_some()
     }
 
@@ -292,49 +251,20 @@ impl Receiver {
     }
 
     /// Runs the last plan (not the identical one) on `body`: into `fixed` when given (a plan
-    /// without variable parts, into a value's own bytes), else into the scratch body. Compiled
-    /// code runs it when the engine has compiled it.
+    /// without variable parts, into a value's own bytes), else into the scratch body.
     fn run_last(&mut self, body: &[u8], fixed: Option<&mut [u8]>) -> Result<(), Error> {
         let Some(last) = &mut self.last else {
             return Err(no_plan());
         };
-        #[cfg(feature = "jit")]
-        if let Some(tier) = &mut self.tier {
-            last.pending += 1;
-            tier.converted();
-            if last.generation != tier.generation() {
-                last.code = tier.code(&last.key);
-                last.generation = tier.generation();
-            }
-            if let Some(code) = &last.code {
-                self.stats.compiled_conversions += 1;
-                return match fixed {
-                    Some(dst) => code.run_fixed(body, dst),
-                    None => code.run_within(body, &mut self.scratch, self.max_output),
-                };
-            }
-        }
-        self.stats.interpreted_conversions += 1;
-        match fixed {
-            Some(dst) => interp::run_fixed(&last.plan, body, dst),
-            None => interp::run_within(&last.plan, body, &mut self.scratch, self.max_output),
-        }
+        self.runner
+            .run(last, body, fixed, &mut self.scratch, self.max_output)
     }
 
-    /// Between two messages: lets a tiered engine count, choose and compile (at most one plan
-    /// per message).
+    /// Between two messages: lets the engine count, choose and compile.
     fn between_messages(&mut self) {
-        #[cfg(feature = "jit")]
-        if let Some(tier) = &mut self.tier {
-            if tier.due() {
-                if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, &mut l.pending);
-                }
-                let formats = &self.formats;
-                let all = || formats.values().cloned().collect();
-                tier.between(&all, &mut self.stats);
-            }
-        }
+        let formats = &self.formats;
+        self.runner
+            .between_messages(self.last.as_mut(), &|| formats.values().cloned().collect());
     }
 
     /// A view of the record inside `message`, with no copy: when the sender's format is the
@@ -375,27 +305,8 @@ impl Receiver {
             Some(f) => self.plan_for(f, local)?,
             None => self.plan_by_id(id, local)?,
         };
-        #[cfg(feature = "jit")]
-        let (code, generation) = match &mut self.tier {
-            Some(tier) => {
-                if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, &mut l.pending);
-                }
-                tier.add(key, &plan, &mut self.stats);
-                (tier.code(&key), tier.generation())
-            }
-            None => (None, 0),
-        };
-        self.last = Some(Last {
-            key,
-            plan,
-            #[cfg(feature = "jit")]
-            code,
-            #[cfg(feature = "jit")]
-            generation,
-            #[cfg(feature = "jit")]
-            pending: 0,
-        });
+        let active = self.runner.activate(key, plan, self.last.as_mut());
+        self.last = Some(active);
         Ok(())
     }
 

@@ -14,9 +14,13 @@
 use crate::convert::limit;
 use crate::format::description::{Field, Format};
 use crate::format::field_type::Kind;
+use crate::format::format_id::FormatId;
 use crate::format::registry;
 use crate::native::{NativeRecord, NativeType, SLOT};
 use crate::{ByteOrder, Error, ErrorKind};
+
+/// A plan's identity: (incoming format, local record's address).
+pub(crate) type Key = (FormatId, usize);
 
 /// How an integer is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
