@@ -73,7 +73,7 @@ pub use marshal_core::{Error, ErrorKind};
 /// Items the derive's output uses. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::format::registry::{local as local_format, Record};
+    pub use crate::format::registry::{build_static as local_format, Record};
     pub use crate::native::{
         read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, VarElement,
     };

@@ -79,6 +79,9 @@ pub struct NativeField {
 /// A type that can be a field of an NDR record: integers, floats, `bool`, `String`, arrays,
 /// `Vec`s and derived records.
 ///
+/// Such a type owns its data (it is read back from bytes), so it is `'static`, and receivers
+/// key what they keep per type by its `TypeId`.
+///
 /// # Safety
 ///
 /// The constants are promises that unsafe code relies on:
@@ -92,7 +95,7 @@ pub struct NativeField {
     label = "not an NDR field type",
     note = "NDR fields are integers, floats, `bool`, `String`, arrays (not of `String`), `Vec`s and derived structs"
 )]
-pub unsafe trait Native: Sized {
+pub unsafe trait Native: Sized + 'static {
     /// The type's description.
     const TYPE: NativeType;
     /// See the trait's safety section.

@@ -1,6 +1,7 @@
 //! The [`Receiver`]: incoming formats by id, conversion plans by (incoming format, local
 //! type), and the scratch buffer conversions write into.
 
+use core::any::TypeId;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use crate::convert::plan::{Key, Plan};
 use crate::format::resolver::Resolver;
 use crate::message::{parse_message, HEADER_LEN};
-use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
+use crate::native::{as_bytes_mut, body_into, from_body, view};
 use crate::tiering::{Active, Runner};
 use crate::{DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
 
@@ -128,8 +129,7 @@ impl Receiver {
     /// Whether the plan from the format `id` to `T` is compiled now (always `false` without
     /// the `jit` feature or with [`Engine::Interpreter`]).
     pub fn is_compiled<T: Record>(&self, id: FormatId) -> bool {
-        self.runner
-            .is_compiled(&(id, T::RECORD as *const NativeRecord as usize))
+        self.runner.is_compiled(&(id, TypeId::of::<T>()))
     }
 
     /// Forgets the format with this id, its plans and their compiled code: a receiver that
@@ -183,7 +183,7 @@ impl Receiver {
 
     /// Converts one record body of `format` into a `T`.
     pub fn convert<T: Record>(&mut self, format: &Format, record: &[u8]) -> Result<T, Error> {
-        self.ensure_last(format.id(), T::RECORD, Some(format))?;
+        self.ensure_last::<T>(format.id(), Some(format))?;
         let r = self.convert_last(record);
         self.between_messages();
         r
@@ -193,7 +193,7 @@ impl Receiver {
     /// which must be registered or resolvable. Error offsets count from the message's start.
     pub fn decode<T: Record>(&mut self, message: &[u8]) -> Result<T, Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD, None)?;
+        self.ensure_last::<T>(m.id, None)?;
         let r = self.convert_last(m.body).map_err(|e| e.shifted(HEADER_LEN));
         self.between_messages();
         r
@@ -234,7 +234,7 @@ impl Receiver {
     /// into it. On error, `out` holds some valid but unspecified value.
     pub fn decode_into<T: Record>(&mut self, message: &[u8], out: &mut T) -> Result<(), Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD, None)?;
+        self.ensure_last::<T>(m.id, None)?;
         let Some(last) = &self.last else {
             return Err(no_plan());
         };
@@ -289,53 +289,35 @@ impl Receiver {
         })
     }
 
-    /// Makes `self.last` the plan for (`id`, `local`) (from `format` when given, else the
-    /// format with this id): a stream of one kind of record skips the map.
-    fn ensure_last(
+    /// Makes `self.last` the plan from the format `id` to `T` (from `format` when given, else
+    /// the format with this id): a stream of one kind of record skips the map.
+    fn ensure_last<T: Record>(
         &mut self,
         id: FormatId,
-        local: &'static NativeRecord,
         format: Option<&Format>,
     ) -> Result<(), Error> {
-        let key = (id, local as *const NativeRecord as usize);
+        let key = (id, TypeId::of::<T>());
         if matches!(&self.last, Some(l) if l.key == key) {
             return Ok(());
         }
-        let plan = match format {
-            Some(f) => self.plan_for(f, local)?,
-            None => self.plan_by_id(id, local)?,
+        let plan = match (self.plans.get(&key), format) {
+            (Some(p), _) => p.clone(),
+            (None, Some(f)) => self.build_plan::<T>(f)?,
+            (None, None) => {
+                let f = self.lookup(id)?;
+                self.build_plan::<T>(&f)?
+            }
         };
         let active = self.runner.activate(key, plan, self.last.as_mut());
         self.last = Some(active);
         Ok(())
     }
 
-    /// The plan from the format with this id to the local record `local`.
-    pub fn plan_by_id(
-        &mut self,
-        id: FormatId,
-        local: &'static NativeRecord,
-    ) -> Result<Arc<Plan>, Error> {
-        let key = (id, local as *const NativeRecord as usize);
-        if let Some(p) = self.plans.get(&key) {
-            return Ok(p.clone());
-        }
-        let format = self.lookup(id)?;
-        self.plan_for(&format, local)
-    }
-
-    /// The plan from `format` to the local record `local`, built on first use.
-    pub fn plan_for(
-        &mut self,
-        format: &Format,
-        local: &'static NativeRecord,
-    ) -> Result<Arc<Plan>, Error> {
-        let key = (format.id(), local as *const NativeRecord as usize);
-        if let Some(p) = self.plans.get(&key) {
-            return Ok(p.clone());
-        }
-        let plan = Arc::new(Plan::build(format, local)?);
-        self.plans.insert(key, plan.clone());
+    /// Builds and keeps the plan from `format` to `T`.
+    fn build_plan<T: Record>(&mut self, format: &Format) -> Result<Arc<Plan>, Error> {
+        let plan = Arc::new(Plan::build_with(format, T::RECORD, T::format())?);
+        self.plans
+            .insert((format.id(), TypeId::of::<T>()), plan.clone());
         Ok(plan)
     }
 }

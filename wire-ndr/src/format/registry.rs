@@ -2,6 +2,7 @@
 //! [`Format`] built from its [`NativeRecord`] once per type and kept for the life of the
 //! process (there is one per derived type that is used, so the set is bounded by the program).
 
+use core::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
@@ -18,7 +19,7 @@ pub trait Record: Native {
 
     /// The record's native [`Format`], built once per type and kept.
     fn format() -> &'static Format {
-        local(Self::RECORD)
+        local::<Self>()
     }
 }
 
@@ -31,21 +32,30 @@ impl Format {
     }
 }
 
-/// The native format of `rec`, built on first use.
-pub fn local(rec: &'static NativeRecord) -> &'static Format {
-    static CACHE: OnceLock<RwLock<HashMap<usize, &'static Format>>> = OnceLock::new();
+/// The native format of `T`, built on first use and kept.
+///
+/// Keyed by the type: Rust promises no single address for a constant such as `T::RECORD`, so
+/// one type's record may sit at several addresses (one entry each, had they been the key) and
+/// two types' equal records at one.
+pub(crate) fn local<T: Record>() -> &'static Format {
+    static CACHE: OnceLock<RwLock<HashMap<TypeId, &'static Format>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    // Keyed by the description's address: two descriptions at one address are one description.
-    let key = rec as *const NativeRecord as usize;
+    let key = TypeId::of::<T>();
     if let Some(f) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return f;
     }
-    let f: &'static Format = Box::leak(Box::new(of_record(rec)));
+    let f: &'static Format = Box::leak(Box::new(of_record(T::RECORD)));
     cache
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .entry(key)
         .or_insert(f)
+}
+
+/// The native format of `rec`, built now and kept for the life of the process: the derive
+/// calls this once per non-generic type, from a `static` of that type's own.
+pub fn build_static(rec: &'static NativeRecord) -> &'static Format {
+    Box::leak(Box::new(of_record(rec)))
 }
 
 /// Builds the format of a native record.
@@ -123,5 +133,56 @@ fn describe(ty: &NativeType) -> (Kind, usize, Vec<usize>, bool, Option<&'static 
             let (k, s, dims, _, r) = describe(elem);
             (k, s, dims, true, r)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::NativeField;
+    use marshal_core::Error;
+
+    /// Two types with equal `RECORD` constants (which the compiler may place at one address).
+    macro_rules! twin {
+        ($t:ident) => {
+            struct $t(u32);
+            // SAFETY: `$t` is one `u32` (no padding, no pointer, any bits), and `TYPE` says so.
+            unsafe impl Native for $t {
+                const TYPE: NativeType = NativeType::Record(<$t as Record>::RECORD);
+                const ANY_BITS: bool = true;
+                const AS_BYTES: bool = true;
+                fn put(&self, buf: &mut Vec<u8>, base: usize, at: usize) -> Result<(), Error> {
+                    self.0.put(buf, base, at)
+                }
+                fn get(body: &[u8], at: usize) -> Result<Self, Error> {
+                    u32::get(body, at).map($t)
+                }
+            }
+            impl Record for $t {
+                const RECORD: &'static NativeRecord = &NativeRecord {
+                    name: "twin",
+                    size: 4,
+                    align: 4,
+                    fields: &[NativeField {
+                        name: "x",
+                        offset: 0,
+                        ty: NativeType::UInt(4),
+                    }],
+                    defaults: None,
+                    zero_copy: true,
+                };
+            }
+        };
+    }
+    twin!(A);
+    twin!(B);
+
+    #[test]
+    fn native_formats_are_kept_per_type() {
+        assert_eq!(A::format(), B::format());
+        // Keyed by address, equal records merged into one constant would share one entry.
+        assert!(!core::ptr::eq(A::format(), B::format()));
+        assert!(core::ptr::eq(A::format(), local::<A>()));
+        assert_eq!(A(7).0 + B(7).0, 14);
     }
 }
