@@ -11,8 +11,10 @@
 //!   identical ids on every machine without a central server.
 //! - Sending: [`to_message`] (one buffer, padding zeroed) and [`prepare`] (a header and the
 //!   value's own bytes when its type is padding-free and pointer-free).
-//! - Receiving: a [`Receiver`] builds a conversion [`Plan`](plan::Plan) per (incoming format,
-//!   local type) and runs it in the [interpreter](interp).
+//! - Receiving: a [`Receiver`] builds a conversion plan per (incoming format, local type) and
+//!   runs it on the [`Engine`] chosen at construction: the interpreter, or with the `jit`
+//!   feature native code compiled by Cranelift, for every plan or, tiered after Hoschka, for
+//!   the plans worth it under a code budget.
 //! - [`DynRecord`]: records read by field name with no Rust type, printed as JSON.
 //!
 //! ```
@@ -30,16 +32,21 @@
 //! assert_eq!(Format::from_bytes(&bytes).unwrap().id(), f.id());
 //! ```
 
-mod convert;
+// Conversion: plans, the interpreter, the JIT back end (`convert::jit`, feature `jit`) and
+// dynamic records. Public for benchmarks, tests and fuzzing only.
+#[doc(hidden)]
+pub mod convert;
 mod format;
 mod message;
 mod native;
 mod order;
 mod receiver;
-mod tiering;
+// Engines and Hoschka's tiering: cost model, frequency estimate, knapsack (feature `jit`).
+// Public for benchmarks and tests only; `Engine` and `Stats` are re-exported below.
+#[doc(hidden)]
+pub mod tiering;
 
 pub use convert::dynamic::{DynRecord, Value};
-pub use convert::{interp, plan};
 pub use format::description::{
     Field, Format, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE,
 };
@@ -50,8 +57,8 @@ pub use format::registry::Record;
 pub use format::resolver::{FormatCache, Resolver};
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
-    write_all_vectored, write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN,
-    HEADER_LEN, RECORD_MAGIC,
+    write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN, HEADER_LEN,
+    RECORD_MAGIC,
 };
 pub use native::{
     as_bytes, from_body, to_body, write_body, ArrayElement, Native, NativeField, NativeRecord,
@@ -60,13 +67,6 @@ pub use native::{
 pub use order::ByteOrder;
 pub use receiver::Receiver;
 pub use tiering::engine::{Engine, Stats};
-
-/// The JIT back end and the tiering models (feature `jit`).
-#[cfg(feature = "jit")]
-pub mod jit {
-    pub use crate::convert::jit::{Compiled, Jit};
-    pub use crate::tiering::{cost, frequency, knapsack};
-}
 
 pub use marshal_core::{Error, ErrorKind};
 

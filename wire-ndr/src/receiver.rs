@@ -16,10 +16,10 @@ use crate::{DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats
 /// Receives NDR records into local types ("receiver makes right").
 ///
 /// It keeps the formats it has been given ([`register`](Receiver::register)) or has resolved,
-/// and for each (incoming format, local type) pair a [`Plan`] built on first use. A record in
-/// the local format is copied (or viewed in place); any other is converted by the plan, in
-/// the interpreter or, with the `jit` feature, by compiled code, as the [`Engine`] chosen at
-/// construction decides.
+/// and for each (incoming format, local type) pair a conversion plan built on first use. A
+/// record in the local format is copied (or viewed in place); any other is converted by the
+/// plan, in the interpreter or, with the `jit` feature, by compiled code, as the [`Engine`]
+/// chosen at construction decides.
 pub struct Receiver {
     formats: HashMap<FormatId, Arc<Format>, IdHash>,
     plans: HashMap<Key, Arc<Plan>, IdHash>,
@@ -79,11 +79,10 @@ impl Receiver {
 
     /// Holds every converted record to at most `bytes` of local body (its fixed part and
     /// variable parts together) in memory. Whatever this says, a conversion writes at most
-    /// the local fixed part plus 16 times the incoming body plus 4 KiB
-    /// (`convert::limit::output_limit`); this lowers that for receivers that know their records are
-    /// small. A record that would pass the limit fails with
-    /// [`ErrorKind::TooMuchMemory`] in the field that would have grown it, before the memory
-    /// is allocated.
+    /// the local fixed part plus 16 times the incoming body plus 4 KiB (the limit dynamic
+    /// records obey too); this lowers that for receivers that know their records are small. A
+    /// record that would pass the limit fails with [`ErrorKind::TooMuchMemory`] in the field
+    /// that would have grown it, before the memory is allocated.
     ///
     /// ```
     /// use wire_ndr::Receiver;

@@ -6,7 +6,7 @@ pub(crate) mod dynamic;
 pub mod interp;
 #[cfg(feature = "jit")]
 pub mod jit;
-pub(crate) mod limit;
+pub mod limit;
 pub mod plan;
 pub(crate) mod word;
 
