@@ -44,11 +44,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use marshal::ndr::jit::{cost, knapsack, Jit};
-use marshal::ndr::plan::{Op, Plan, Step};
+use marshal::ndr::convert::interp;
+use marshal::ndr::convert::jit::Jit;
+use marshal::ndr::convert::plan::{Op, Plan, Step};
+use marshal::ndr::tiering::{cost, knapsack};
 use marshal::ndr::{
-    interp, to_body, ByteOrder, Field, Format, FormatId, IOField, Kind, NativeRecord, Record,
-    HEADER_LEN,
+    to_body, ByteOrder, Field, Format, FormatId, IOField, Kind, NativeRecord, Record, HEADER_LEN,
 };
 use marshal::Marshal;
 use workloads::ksdata::{KSdata1, Ks100, Ks10k, Ks1k};

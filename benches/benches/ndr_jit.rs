@@ -42,8 +42,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use marshal::ndr::jit::Jit;
-use marshal::ndr::plan::Plan;
+use marshal::ndr::convert::jit::Jit;
+use marshal::ndr::convert::plan::Plan;
 use marshal::ndr::{to_body, Engine, Format, Receiver, Record, HEADER_LEN};
 use workloads::ksdata::{
     big_endian_message, extra_first_message, hand_convert_be, hand_convert_extra_first,

@@ -12,7 +12,7 @@
 //! format frame; and give plans for the local types or errors, never a panic. (Records of
 //! fuzzed formats are decoded by `ndr_dynamic` and converted by `ndr_convert_*`.)
 
-use marshal::ndr::plan::Plan;
+use marshal::ndr::convert::plan::Plan;
 use marshal::ndr::{format_frame, parse_frame, Format, FormatId, Frame, Kind, Record};
 
 use crate::types::{NBig, NBigs, NMixed, NNest, NPoint, NSample};

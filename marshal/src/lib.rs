@@ -214,13 +214,15 @@ pub mod ndr {
     pub use transports::ndr::{
         FormatClient, FormatServer, FormatServerHandle, NdrReader, NdrWriter,
     };
-    #[cfg(feature = "jit")]
-    pub use wire_ndr::jit;
+    // Conversion plans, the interpreter, the JIT back end and the tiering models: for
+    // benchmarks, tests and fuzzing, not a public API.
+    #[doc(hidden)]
+    pub use wire_ndr::{convert, tiering};
     pub use wire_ndr::{
-        format_frame, frame_len, interp, message_from_body, parse_frame, parse_message, plan,
-        prepare, to_body, to_message, write_message, ByteOrder, DynRecord, Engine, Field, Format,
-        FormatCache, FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType,
-        Outgoing, Receiver, Record, Resolver, Stats, Value, HEADER_LEN,
+        format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_body,
+        to_message, write_message, ByteOrder, DynRecord, Engine, Field, Format, FormatCache,
+        FormatId, Frame, IOField, Kind, Message, Native, NativeRecord, NativeType, Outgoing,
+        Receiver, Record, Resolver, Stats, Value, HEADER_LEN,
     };
 }
 

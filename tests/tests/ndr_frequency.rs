@@ -1,4 +1,4 @@
-//! Hoschka's static frequency estimate (`jit::frequency`, feature `jit`) against the records
+//! Hoschka's static frequency estimate (`tiering::frequency`, feature `jit`) against the records
 //! actually converted: the local types of the `hoschka` benchmark (and a sender variant of each
 //! flat one), a format that arrives both on its own and nested in another, and variable-length
 //! arrays of records. Messages go through a receiver's dynamic decoder, and the records in each
@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use marshal::ndr::jit::frequency::{from_formats, Params, PlanFrequency};
+use marshal::ndr::tiering::frequency::{from_formats, Params, PlanFrequency};
 use marshal::ndr::{
     to_body, to_message, DynRecord, Format, FormatId, Kind, Receiver, Record, Value,
 };

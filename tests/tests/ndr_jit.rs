@@ -270,3 +270,55 @@ fn code_is_freed_when_formats_come_and_go() {
     }
     assert!(rx.stats().compiled_plans > 0, "{:?}", rx.stats());
 }
+
+/// Two generic types whose layouts are the same, in two modules: their `RECORD` constants are
+/// equal, so the compiler may put them at one address, or the same one at several.
+mod twin_a {
+    #[derive(marshal::Marshal, Debug, PartialEq, Clone, Copy, Default)]
+    pub struct Twin<T> {
+        pub x: T,
+        pub y: u16,
+    }
+}
+mod twin_b {
+    #[derive(marshal::Marshal, Debug, PartialEq, Clone, Copy, Default)]
+    pub struct Twin<T> {
+        pub x: T,
+        pub y: u16,
+    }
+}
+
+#[test]
+fn caches_are_per_type_not_per_constant_address() {
+    use marshal::ndr::Record;
+    type A = twin_a::Twin<u32>;
+    type B = twin_b::Twin<u32>;
+    // One native format per type: equal descriptions, two entries.
+    assert_eq!(A::format(), B::format());
+    assert!(!core::ptr::eq(A::format(), B::format()));
+    assert!(core::ptr::eq(A::format(), A::format()));
+    // One plan (and one compiled code) per (incoming format, type). Keyed by the address of
+    // `RECORD`, B was found compiled before it was ever decoded: its record shared A's address.
+    let f = Format::from_fields(
+        "Twin",
+        ByteOrder::Big,
+        8,
+        &[
+            IOField::new("x", "unsigned integer", 4, 0),
+            IOField::new("y", "unsigned integer", 2, 4),
+        ],
+        &[],
+    )
+    .unwrap();
+    let mut body = 7u32.to_be_bytes().to_vec();
+    body.extend_from_slice(&[0, 9, 0, 0]);
+    let msg = message_from_body(f.id(), &body).unwrap();
+    let mut rx = Receiver::with_engine(Engine::Jit);
+    rx.register(f.clone());
+    assert_eq!(rx.decode::<A>(&msg).unwrap(), twin_a::Twin { x: 7, y: 9 });
+    assert!(rx.is_compiled::<A>(f.id()));
+    assert!(!rx.is_compiled::<B>(f.id()));
+    assert_eq!(rx.decode::<B>(&msg).unwrap(), twin_b::Twin { x: 7, y: 9 });
+    assert!(rx.is_compiled::<B>(f.id()));
+    assert_eq!(rx.stats().compiled_plans, 2);
+}

@@ -11,8 +11,10 @@
 //!   identical ids on every machine without a central server.
 //! - Sending: [`to_message`] (one buffer, padding zeroed) and [`prepare`] (a header and the
 //!   value's own bytes when its type is padding-free and pointer-free).
-//! - Receiving: a [`Receiver`] builds a conversion [`Plan`](plan::Plan) per (incoming format,
-//!   local type) and runs it in the [interpreter](interp).
+//! - Receiving: a [`Receiver`] builds a conversion plan per (incoming format, local type) and
+//!   runs it on the [`Engine`] chosen at construction: the interpreter, or with the `jit`
+//!   feature native code compiled by Cranelift, for every plan or, tiered after Hoschka, for
+//!   the plans worth it under a code budget.
 //! - [`DynRecord`]: records read by field name with no Rust type, printed as JSON.
 //!
 //! ```
@@ -32,52 +34,51 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod canonical;
-mod dynamic;
-mod engine;
-mod field_type;
+// Conversion: plans, the interpreter, the JIT back end (`convert::jit`, feature `jit`) and
+// dynamic records. Public for benchmarks, tests and fuzzing only.
+#[doc(hidden)]
+pub mod convert;
 mod format;
-mod format_id;
-pub mod interp;
-#[cfg(feature = "jit")]
-pub mod jit;
 mod message;
 mod native;
 mod order;
-pub mod plan;
 mod receiver;
-pub(crate) mod registry;
-mod resolver;
-mod word;
+// Engines and Hoschka's tiering: cost model, frequency estimate, knapsack (feature `jit`).
+// Public for benchmarks and tests only; `Engine` and `Stats` are re-exported below.
+#[doc(hidden)]
+pub mod tiering;
 
-pub use dynamic::{DynRecord, Value};
-pub use engine::{Engine, Stats};
-pub use field_type::Kind;
-pub use format::{Field, Format, IOField, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE};
-pub use format_id::FormatId;
+pub use convert::dynamic::{DynRecord, Value};
+pub use format::description::{
+    Field, Format, MAX_DEPTH, MAX_ELEMENTS, MAX_FIELDS, MAX_RECORD_SIZE,
+};
+pub use format::field_type::Kind;
+pub use format::format_id::FormatId;
+pub use format::io_field::IOField;
+pub use format::registry::Record;
+pub use format::resolver::{FormatCache, Resolver};
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
-    write_all_vectored, write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN,
-    HEADER_LEN, RECORD_MAGIC,
+    write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN, HEADER_LEN,
+    RECORD_MAGIC,
 };
 pub use native::{
     as_bytes, from_body, to_body, write_body, ArrayElement, Native, NativeField, NativeRecord,
-    NativeType, Record, VarElement,
+    NativeType, VarElement,
 };
 pub use order::ByteOrder;
 pub use receiver::Receiver;
-pub use resolver::{FormatCache, Resolver};
+pub use tiering::engine::{Engine, Stats};
 
 pub use marshal_core::{Error, ErrorKind};
 
 /// Items the derive's output uses. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::format::registry::{build_static as local_format, Record};
     pub use crate::native::{
-        read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, Record,
-        VarElement,
+        read_at, to_body, ArrayElement, Native, NativeField, NativeRecord, NativeType, VarElement,
     };
-    pub use crate::registry::local as local_format;
     pub use crate::Format;
     pub use marshal_core::Error;
     pub use std::sync::OnceLock;

@@ -13,7 +13,7 @@
 
 use std::io::{self, IoSlice, Write};
 
-pub use marshal_core::vectored::write_all_vectored;
+use marshal_core::vectored::write_all_vectored;
 
 use crate::native::{as_bytes, write_body};
 use crate::{Error, ErrorKind, Format, FormatId, Record};

@@ -8,8 +8,11 @@
 //! or vector is a slot of two `u32`s in the record's byte order: the offset of its data from
 //! the body's start, and its length (bytes for a string, elements for a vector).
 
-use crate::field_type::SLOT;
-use crate::{Error, ErrorKind};
+use marshal_core::{Error, ErrorKind};
+
+/// Bytes a variable part (string or variable-length array) takes in the fixed part: a 4-byte
+/// offset and a 4-byte length, in the record's byte order.
+pub(crate) const SLOT: usize = 8;
 
 /// The static description of one native type.
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +79,9 @@ pub struct NativeField {
 /// A type that can be a field of an NDR record: integers, floats, `bool`, `String`, arrays,
 /// `Vec`s and derived records.
 ///
+/// Such a type owns its data (it is read back from bytes), so it is `'static`, and receivers
+/// key what they keep per type by its `TypeId`.
+///
 /// # Safety
 ///
 /// The constants are promises that unsafe code relies on:
@@ -89,7 +95,7 @@ pub struct NativeField {
     label = "not an NDR field type",
     note = "NDR fields are integers, floats, `bool`, `String`, arrays (not of `String`), `Vec`s and derived structs"
 )]
-pub unsafe trait Native: Sized {
+pub unsafe trait Native: Sized + 'static {
     /// The type's description.
     const TYPE: NativeType;
     /// See the trait's safety section.
@@ -118,18 +124,6 @@ pub trait VarElement: Native {}
             array elements: put each string in a derived struct, and make an array of those"
 )]
 pub trait ArrayElement: Native {}
-
-/// A derived record: the derive implements this for every struct whose fields are all
-/// [`Native`].
-pub trait Record: Native {
-    /// The record's static description.
-    const RECORD: &'static NativeRecord;
-
-    /// The record's native [`Format`](crate::Format), built once per type and kept.
-    fn format() -> &'static crate::Format {
-        crate::registry::local(Self::RECORD)
-    }
-}
 
 #[inline]
 fn slice(body: &[u8], at: usize, len: usize) -> Result<&[u8], Error> {

@@ -1,58 +1,37 @@
 //! The [`Receiver`]: incoming formats by id, conversion plans by (incoming format, local
 //! type), and the scratch buffer conversions write into.
 
+use core::any::TypeId;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-#[cfg(feature = "jit")]
-use crate::jit::tier::{Mode, Tier};
-#[cfg(feature = "jit")]
-use crate::jit::Compiled;
+use crate::convert::plan::{Key, Plan};
+use crate::format::resolver::Resolver;
 use crate::message::{parse_message, HEADER_LEN};
-use crate::native::{as_bytes_mut, body_into, from_body, view, NativeRecord};
-use crate::plan::Plan;
-use crate::resolver::Resolver;
-use crate::{interp, DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
-
-/// A plan's key: (incoming format, local record's address).
-type Key = (FormatId, usize);
+use crate::native::{as_bytes_mut, body_into, from_body, view};
+use crate::tiering::{Active, Runner};
+use crate::{DynRecord, Engine, Error, ErrorKind, Format, FormatId, Record, Stats};
 
 /// Receives NDR records into local types ("receiver makes right").
 ///
 /// It keeps the formats it has been given ([`register`](Receiver::register)) or has resolved,
-/// and for each (incoming format, local type) pair a [`Plan`] built on first use. A record in
-/// the local format is copied (or viewed in place); any other is converted by the plan, in
-/// the interpreter or, with the `jit` feature, by compiled code, as the [`Engine`] chosen at
-/// construction decides.
+/// and for each (incoming format, local type) pair a conversion plan built on first use. A
+/// record in the local format is copied (or viewed in place); any other is converted by the
+/// plan, in the interpreter or, with the `jit` feature, by compiled code, as the [`Engine`]
+/// chosen at construction decides.
 pub struct Receiver {
     formats: HashMap<FormatId, Arc<Format>, IdHash>,
     plans: HashMap<Key, Arc<Plan>, IdHash>,
     /// The plan used last, checked before the map: a stream of one kind of record skips the
     /// hashing.
-    last: Option<Last>,
+    last: Option<Active>,
     scratch: Vec<u8>,
     resolver: Option<Box<dyn Resolver + Send>>,
-    engine: Engine,
-    stats: Stats,
+    /// Runs the plans, as the engine chosen at construction says.
+    runner: Runner,
     /// The most one converted record may take (see [`Receiver::set_max_output`]).
     max_output: usize,
-    #[cfg(feature = "jit")]
-    tier: Option<Tier>,
-}
-
-/// The plan used last, with its code when compiled.
-struct Last {
-    key: Key,
-    plan: Arc<Plan>,
-    #[cfg(feature = "jit")]
-    code: Option<Arc<Compiled>>,
-    /// The tier's generation `code` was read at.
-    #[cfg(feature = "jit")]
-    generation: u64,
-    /// Conversions not yet counted in the tier.
-    #[cfg(feature = "jit")]
-    pending: u64,
 }
 
 impl Default for Receiver {
@@ -67,8 +46,8 @@ impl core::fmt::Debug for Receiver {
             .field("formats", &self.formats.len())
             .field("plans", &self.plans.len())
             .field("resolver", &self.resolver.is_some())
-            .field("engine", &self.engine)
-            .field("stats", &self.stats)
+            .field("engine", &self.runner.engine())
+            .field("stats", &self.runner.stats())
             .finish()
     }
 }
@@ -87,33 +66,23 @@ impl Receiver {
     /// assert_eq!(rx.engine(), Engine::Interpreter);
     /// ```
     pub fn with_engine(engine: Engine) -> Receiver {
-        #[cfg(feature = "jit")]
-        let tier = match engine {
-            Engine::Interpreter => None,
-            Engine::Jit => Some(Tier::new(Mode::Always, Engine::JIT_BUDGET)),
-            Engine::Tiered { budget_bytes } => Some(Tier::new(Mode::Tiered, budget_bytes)),
-        };
         Receiver {
             formats: HashMap::default(),
             plans: HashMap::default(),
             last: None,
             scratch: Vec::new(),
             resolver: None,
-            engine,
-            stats: Stats::default(),
+            runner: Runner::new(engine),
             max_output: usize::MAX,
-            #[cfg(feature = "jit")]
-            tier,
         }
     }
 
     /// Holds every converted record to at most `bytes` of local body (its fixed part and
     /// variable parts together) in memory. Whatever this says, a conversion writes at most
-    /// the local fixed part plus 16 times the incoming body plus 4 KiB
-    /// ([`interp::output_limit`]); this lowers that for receivers that know their records are
-    /// small. A record that would pass the limit fails with
-    /// [`ErrorKind::TooMuchMemory`] in the field that would have grown it, before the memory
-    /// is allocated.
+    /// the local fixed part plus 16 times the incoming body plus 4 KiB (the limit dynamic
+    /// records obey too); this lowers that for receivers that know their records are small. A
+    /// record that would pass the limit fails with [`ErrorKind::TooMuchMemory`] in the field
+    /// that would have grown it, before the memory is allocated.
     ///
     /// ```
     /// use wire_ndr::Receiver;
@@ -147,26 +116,19 @@ impl Receiver {
 
     /// The engine chosen at construction.
     pub fn engine(&self) -> Engine {
-        self.engine
+        self.runner.engine()
     }
 
     /// What the engine has done: plans compiled, code held, conversions interpreted and
     /// compiled, time spent compiling.
     pub fn stats(&self) -> Stats {
-        self.stats
+        self.runner.stats()
     }
 
     /// Whether the plan from the format `id` to `T` is compiled now (always `false` without
     /// the `jit` feature or with [`Engine::Interpreter`]).
     pub fn is_compiled<T: Record>(&self, id: FormatId) -> bool {
-        #[cfg(feature = "jit")]
-        if let Some(t) = &self.tier {
-            return t
-                .code(&(id, T::RECORD as *const NativeRecord as usize))
-                .is_some();
-        }
-        let _ = id;
-        false
+        self.runner.is_compiled(&(id, TypeId::of::<T>()))
     }
 
     /// Forgets the format with this id, its plans and their compiled code: a receiver that
@@ -177,10 +139,7 @@ impl Receiver {
         if matches!(&self.last, Some(l) if l.key.0 == id) {
             self.last = None;
         }
-        #[cfg(feature = "jit")]
-        if let Some(t) = &mut self.tier {
-            t.forget(id, &mut self.stats);
-        }
+        self.runner.forget(id);
         self.formats.remove(&id).is_some()
     }
 
@@ -223,7 +182,7 @@ impl Receiver {
 
     /// Converts one record body of `format` into a `T`.
     pub fn convert<T: Record>(&mut self, format: &Format, record: &[u8]) -> Result<T, Error> {
-        self.ensure_last(format.id(), T::RECORD, Some(format))?;
+        self.ensure_last::<T>(format.id(), Some(format))?;
         let r = self.convert_last(record);
         self.between_messages();
         r
@@ -233,7 +192,7 @@ impl Receiver {
     /// which must be registered or resolvable. Error offsets count from the message's start.
     pub fn decode<T: Record>(&mut self, message: &[u8]) -> Result<T, Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD, None)?;
+        self.ensure_last::<T>(m.id, None)?;
         let r = self.convert_last(m.body).map_err(|e| e.shifted(HEADER_LEN));
         self.between_messages();
         r
@@ -274,7 +233,7 @@ impl Receiver {
     /// into it. On error, `out` holds some valid but unspecified value.
     pub fn decode_into<T: Record>(&mut self, message: &[u8], out: &mut T) -> Result<(), Error> {
         let m = parse_message(message)?;
-        self.ensure_last(m.id, T::RECORD, None)?;
+        self.ensure_last::<T>(m.id, None)?;
         let Some(last) = &self.last else {
             return Err(no_plan());
         };
@@ -291,49 +250,20 @@ impl Receiver {
     }
 
     /// Runs the last plan (not the identical one) on `body`: into `fixed` when given (a plan
-    /// without variable parts, into a value's own bytes), else into the scratch body. Compiled
-    /// code runs it when the engine has compiled it.
+    /// without variable parts, into a value's own bytes), else into the scratch body.
     fn run_last(&mut self, body: &[u8], fixed: Option<&mut [u8]>) -> Result<(), Error> {
         let Some(last) = &mut self.last else {
             return Err(no_plan());
         };
-        #[cfg(feature = "jit")]
-        if let Some(tier) = &mut self.tier {
-            last.pending += 1;
-            tier.converted();
-            if last.generation != tier.generation() {
-                last.code = tier.code(&last.key);
-                last.generation = tier.generation();
-            }
-            if let Some(code) = &last.code {
-                self.stats.compiled_conversions += 1;
-                return match fixed {
-                    Some(dst) => code.run_fixed(body, dst),
-                    None => code.run_within(body, &mut self.scratch, self.max_output),
-                };
-            }
-        }
-        self.stats.interpreted_conversions += 1;
-        match fixed {
-            Some(dst) => interp::run_fixed(&last.plan, body, dst),
-            None => interp::run_within(&last.plan, body, &mut self.scratch, self.max_output),
-        }
+        self.runner
+            .run(last, body, fixed, &mut self.scratch, self.max_output)
     }
 
-    /// Between two messages: lets a tiered engine count, choose and compile (at most one plan
-    /// per message).
+    /// Between two messages: lets the engine count, choose and compile.
     fn between_messages(&mut self) {
-        #[cfg(feature = "jit")]
-        if let Some(tier) = &mut self.tier {
-            if tier.due() {
-                if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, &mut l.pending);
-                }
-                let formats = &self.formats;
-                let all = || formats.values().cloned().collect();
-                tier.between(&all, &mut self.stats);
-            }
-        }
+        let formats = &self.formats;
+        self.runner
+            .between_messages(self.last.as_mut(), &|| formats.values().cloned().collect());
     }
 
     /// A view of the record inside `message`, with no copy: when the sender's format is the
@@ -358,72 +288,35 @@ impl Receiver {
         })
     }
 
-    /// Makes `self.last` the plan for (`id`, `local`) (from `format` when given, else the
-    /// format with this id): a stream of one kind of record skips the map.
-    fn ensure_last(
+    /// Makes `self.last` the plan from the format `id` to `T` (from `format` when given, else
+    /// the format with this id): a stream of one kind of record skips the map.
+    fn ensure_last<T: Record>(
         &mut self,
         id: FormatId,
-        local: &'static NativeRecord,
         format: Option<&Format>,
     ) -> Result<(), Error> {
-        let key = (id, local as *const NativeRecord as usize);
+        let key = (id, TypeId::of::<T>());
         if matches!(&self.last, Some(l) if l.key == key) {
             return Ok(());
         }
-        let plan = match format {
-            Some(f) => self.plan_for(f, local)?,
-            None => self.plan_by_id(id, local)?,
-        };
-        #[cfg(feature = "jit")]
-        let (code, generation) = match &mut self.tier {
-            Some(tier) => {
-                if let Some(l) = &mut self.last {
-                    tier.seen(&l.key, &mut l.pending);
-                }
-                tier.add(key, &plan, &mut self.stats);
-                (tier.code(&key), tier.generation())
+        let plan = match (self.plans.get(&key), format) {
+            (Some(p), _) => p.clone(),
+            (None, Some(f)) => self.build_plan::<T>(f)?,
+            (None, None) => {
+                let f = self.lookup(id)?;
+                self.build_plan::<T>(&f)?
             }
-            None => (None, 0),
         };
-        self.last = Some(Last {
-            key,
-            plan,
-            #[cfg(feature = "jit")]
-            code,
-            #[cfg(feature = "jit")]
-            generation,
-            #[cfg(feature = "jit")]
-            pending: 0,
-        });
+        let active = self.runner.activate(key, plan, self.last.as_mut());
+        self.last = Some(active);
         Ok(())
     }
 
-    /// The plan from the format with this id to the local record `local`.
-    pub fn plan_by_id(
-        &mut self,
-        id: FormatId,
-        local: &'static NativeRecord,
-    ) -> Result<Arc<Plan>, Error> {
-        let key = (id, local as *const NativeRecord as usize);
-        if let Some(p) = self.plans.get(&key) {
-            return Ok(p.clone());
-        }
-        let format = self.lookup(id)?;
-        self.plan_for(&format, local)
-    }
-
-    /// The plan from `format` to the local record `local`, built on first use.
-    pub fn plan_for(
-        &mut self,
-        format: &Format,
-        local: &'static NativeRecord,
-    ) -> Result<Arc<Plan>, Error> {
-        let key = (format.id(), local as *const NativeRecord as usize);
-        if let Some(p) = self.plans.get(&key) {
-            return Ok(p.clone());
-        }
-        let plan = Arc::new(Plan::build(format, local)?);
-        self.plans.insert(key, plan.clone());
+    /// Builds and keeps the plan from `format` to `T`.
+    fn build_plan<T: Record>(&mut self, format: &Format) -> Result<Arc<Plan>, Error> {
+        let plan = Arc::new(Plan::build_with(format, T::RECORD, T::format())?);
+        self.plans
+            .insert((format.id(), TypeId::of::<T>()), plan.clone());
         Ok(plan)
     }
 }
@@ -453,5 +346,43 @@ impl Hasher for FoldHasher {
     }
     fn write_usize(&mut self, n: usize) {
         self.write(&n.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{message_from_body, ByteOrder, IOField};
+
+    #[test]
+    fn decode_dynamic_needs_the_format_and_shifts_offsets() {
+        let f = Format::from_fields(
+            "tick",
+            ByteOrder::Big,
+            16,
+            &[
+                IOField::new("seq", "unsigned integer", 8, 0),
+                IOField::new("name", "string", 8, 8),
+            ],
+            &[],
+        )
+        .unwrap();
+        let mut body = 7u64.to_be_bytes().to_vec();
+        body.extend_from_slice(&16u32.to_be_bytes());
+        body.extend_from_slice(&2u32.to_be_bytes());
+        body.extend_from_slice(b"ok\0\0\0\0\0\0");
+        let msg = message_from_body(f.id(), &body).unwrap();
+        let mut rx = Receiver::new();
+        let e = rx.decode_dynamic(&msg).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::UnknownFormat(_)), "{e}");
+        rx.register(f.clone());
+        assert_eq!(
+            rx.decode_dynamic(&msg).unwrap().to_json(),
+            r#"{"seq":7,"name":"ok"}"#
+        );
+        // Offsets count from the message's start.
+        let short = message_from_body(f.id(), &body[..10]).unwrap();
+        let e = rx.decode_dynamic(&short).unwrap_err();
+        assert_eq!(e.offset(), Some(HEADER_LEN));
     }
 }

@@ -12,10 +12,11 @@ use std::cell::RefCell;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use wire_ndr::plan::Plan;
+use wire_ndr::convert::interp;
+use wire_ndr::convert::plan::Plan;
 use wire_ndr::{
-    frame_len, interp, parse_frame, parse_message, ByteOrder, Error, ErrorKind, Format, FormatId,
-    IOField, NativeField, NativeRecord, NativeType, FORMAT_MAGIC, RECORD_MAGIC,
+    frame_len, parse_frame, parse_message, ByteOrder, Error, ErrorKind, Format, FormatId, IOField,
+    NativeField, NativeRecord, NativeType, FORMAT_MAGIC, RECORD_MAGIC,
 };
 
 const NATIVE_BIG: bool = cfg!(target_endian = "big");
@@ -911,9 +912,10 @@ mod jit {
     use std::cell::RefCell;
     use std::sync::Arc;
 
-    use wire_ndr::jit::Jit;
-    use wire_ndr::plan::Plan;
-    use wire_ndr::{interp, Error};
+    use wire_ndr::convert::interp;
+    use wire_ndr::convert::jit::Jit;
+    use wire_ndr::convert::plan::Plan;
+    use wire_ndr::Error;
 
     thread_local! {
         static JIT: RefCell<Jit> = RefCell::new(Jit::new().expect("a JIT for this machine"));

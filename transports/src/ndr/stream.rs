@@ -3,9 +3,10 @@
 use std::collections::HashSet;
 use std::io::{self, IoSlice, Read, Write};
 
+use marshal_core::vectored::write_all_vectored;
 use wire_ndr::{
-    format_frame, frame_len, parse_frame, prepare, write_all_vectored, Format, FormatId, Frame,
-    Receiver, Record, FRAME_HEAD_LEN,
+    format_frame, frame_len, parse_frame, prepare, Format, FormatId, Frame, Receiver, Record,
+    FRAME_HEAD_LEN,
 };
 
 use super::invalid;

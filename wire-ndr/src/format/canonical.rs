@@ -7,20 +7,23 @@
 //! name   := len:u16 utf8-bytes
 //! ```
 //!
-//! Every format has exactly one encoding ([`Format::build`] sorts), so equal formats hash to
-//! equal ids; decoding refuses any other arrangement of the same facts.
+//! Every format has exactly one encoding (`Format::build`, the one way a format is made, sorts
+//! its fields and nested formats before it validates them and hashes the encoding into the
+//! id), so equal formats hash to equal ids; decoding refuses any other arrangement of the
+//! same facts.
 
-use crate::field_type::Kind;
-use crate::format::{Field, Format, MAX_DEPTH, MAX_FIELDS};
-use marshal_core::Reader;
+use marshal_core::{Error, ErrorKind, Reader};
 
-use crate::{ByteOrder, Error, ErrorKind, FormatId};
+use crate::format::description::{Field, Format, MAX_DEPTH, MAX_FIELDS};
+use crate::format::field_type::{self, Kind};
+use crate::format::format_id::FormatId;
+use crate::order::ByteOrder;
 
 /// The description version this crate writes and reads.
-pub(crate) const VERSION: u8 = 1;
+const VERSION: u8 = 1;
 
 /// The canonical description (without the id).
-pub(crate) fn description(f: &Format) -> Vec<u8> {
+fn description(f: &Format) -> Vec<u8> {
     let mut out = vec![VERSION];
     record(f, &mut out);
     out
@@ -94,8 +97,52 @@ fn name_at(r: &mut Reader<'_>) -> Result<String, Error> {
         .map_err(|_| Error::new(ErrorKind::InvalidUtf8, at))
 }
 
+impl Format {
+    /// Sorts, validates and computes the id: the one way every `Format` is made.
+    pub(crate) fn build(
+        name: String,
+        order: ByteOrder,
+        size: usize,
+        mut fields: Vec<Field>,
+        mut nested: Vec<Format>,
+        depth: usize,
+    ) -> Result<Format, String> {
+        fields.sort_by(|a, b| (a.offset, &a.name).cmp(&(b.offset, &b.name)));
+        nested.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut f = Format {
+            name,
+            order,
+            size,
+            fields,
+            nested,
+            id: FormatId::from_bytes([0; 16]),
+            zero_copy: false,
+        };
+        f.validate(depth)?;
+        f.id = FormatId::of_description(&description(&f));
+        Ok(f)
+    }
+
+    /// Parses and validates a description made by [`Format::to_bytes`]: the 16-byte id, then
+    /// the canonical description. Refuses bytes whose id is not the hash of the rest, and
+    /// descriptions that are not canonical (every format has exactly one encoding).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Format, Error> {
+        from_bytes(bytes)
+    }
+
+    /// The 16-byte id, then the canonical description (versioned, byte-order independent),
+    /// nested formats inlined.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let d = description(self);
+        let mut out = Vec::with_capacity(16 + d.len());
+        out.extend_from_slice(self.id.as_bytes());
+        out.extend_from_slice(&d);
+        out
+    }
+}
+
 /// [`Format::from_bytes`].
-pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Format, Error> {
+fn from_bytes(bytes: &[u8]) -> Result<Format, Error> {
     if bytes.len() < 17 {
         return Err(Error::new(
             ErrorKind::UnexpectedEnd {
@@ -184,7 +231,7 @@ fn read_record(r: &mut Reader<'_>, depth: usize) -> Result<Format, Error> {
         };
         let at = r.position();
         let ndims = u8_at(r)?;
-        if usize::from(ndims) > crate::field_type::MAX_DIMS {
+        if usize::from(ndims) > field_type::MAX_DIMS {
             return Err(invalid(at, format!("field `{fname}`: {ndims} dimensions")));
         }
         let mut dims = Vec::with_capacity(ndims.into());
@@ -202,108 +249,4 @@ fn read_record(r: &mut Reader<'_>, depth: usize) -> Result<Format, Error> {
     }
     Format::build(name, order, size, fields, nested, depth)
         .map_err(|msg| Error::new(ErrorKind::InvalidFormat(msg), start))
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::{ByteOrder, Format, IOField};
-
-    fn sample() -> Format {
-        let point = Format::from_fields(
-            "point",
-            ByteOrder::Little,
-            8,
-            &[
-                IOField::new("x", "integer", 4, 0),
-                IOField::new("y", "integer", 4, 4),
-            ],
-            &[],
-        )
-        .unwrap();
-        Format::from_fields(
-            "shape",
-            ByteOrder::Little,
-            48,
-            &[
-                IOField::new("name", "string", 8, 0),
-                IOField::new("corners", "point[2]", 8, 8),
-                IOField::new("weight", "float", 8, 24),
-                IOField::new("tags", "unsigned integer[]", 2, 32),
-                IOField::new("ok", "boolean", 1, 40),
-                IOField::new("c", "char[3]", 1, 41),
-            ],
-            &[point],
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn round_trips_and_ids_ignore_declaration_order() {
-        let f = sample();
-        let b = f.to_bytes();
-        assert_eq!(Format::from_bytes(&b).unwrap(), f);
-        // The same fields listed in another order: the same format, the same id.
-        let g = Format::from_fields(
-            "shape",
-            ByteOrder::Little,
-            48,
-            &[
-                IOField::new("c", "char[3]", 1, 41),
-                IOField::new("ok", "boolean", 1, 40),
-                IOField::new("weight", "float", 8, 24),
-                IOField::new("corners", "point[2]", 8, 8),
-                IOField::new("name", "string", 8, 0),
-                IOField::new("tags", "unsigned integer[]", 2, 32),
-            ],
-            f.nested(),
-        )
-        .unwrap();
-        assert_eq!(g.id(), f.id());
-        // Another byte order is another format.
-        let be = Format::from_fields(
-            "point",
-            ByteOrder::Big,
-            8,
-            &[IOField::new("x", "integer", 4, 0)],
-            &[],
-        )
-        .unwrap();
-        let le = Format::from_fields(
-            "point",
-            ByteOrder::Little,
-            8,
-            &[IOField::new("x", "integer", 4, 0)],
-            &[],
-        )
-        .unwrap();
-        assert_ne!(be.id(), le.id());
-    }
-
-    #[test]
-    fn refuses_forged_ids_truncations_and_other_arrangements() {
-        let b = sample().to_bytes();
-        let mut forged = b.clone();
-        forged[0] ^= 1;
-        let e = Format::from_bytes(&forged).unwrap_err();
-        assert!(
-            e.to_string().contains("is not the hash of the description"),
-            "{e}"
-        );
-        for n in 0..b.len() {
-            assert!(Format::from_bytes(&b[..n]).is_err(), "{n} bytes accepted");
-        }
-        // A valid description with a changed byte and a recomputed id is still validated.
-        let mut d = b[16..].to_vec();
-        // The record size (after version, name "shape" and order) shrinks below the fields.
-        let size_at = 1 + 2 + 5 + 1;
-        d[size_at..size_at + 8].copy_from_slice(&8u64.to_be_bytes());
-        let mut bad = crate::FormatId::of_description(&d).as_bytes().to_vec();
-        bad.extend_from_slice(&d);
-        let e = Format::from_bytes(&bad).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("does not fit in the record's 8 bytes"),
-            "{e}"
-        );
-    }
 }

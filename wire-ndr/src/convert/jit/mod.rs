@@ -7,7 +7,7 @@
 //! (Cranelift frees a module's code only as a whole), so evicting one plan frees exactly its
 //! code, and dropping a [`Compiled`] unmaps it.
 //!
-//! The generated function does, for the fixed part, what the [interpreter](crate::interp)
+//! The generated function does, for the fixed part, what the [interpreter](crate::convert::interp)
 //! does: one bounds check of the body's length up front, then loads at constant offsets,
 //! `bswap` where byte orders differ, integer widening and narrowing with the interpreter's
 //! range checks, `f32`↔`f64`, stores at the local constant offsets, loops for arrays and
@@ -43,10 +43,6 @@
 //! byte short, truncated messages, and a differential comparison with the interpreter over
 //! generated formats (`tests/conversion_proptests.rs`).
 
-pub mod cost;
-pub mod frequency;
-pub mod knapsack;
-pub(crate) mod tier;
 mod translate;
 mod verify;
 
@@ -61,8 +57,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-use crate::interp;
-use crate::plan::{Plan, Step};
+use crate::convert::interp;
+use crate::convert::plan::{Plan, Step};
 use crate::{Error, ErrorKind};
 
 /// The compiler: the host's target description and Cranelift's contexts, reused across
@@ -188,7 +184,7 @@ struct Ctx<'a> {
     src: &'a [u8],
     /// The growable output, or null for a fixed destination of `plan.dst_size` bytes at `dst`.
     out: *mut Vec<u8>,
-    /// The caller's cap on the output's size (see [`interp::output_limit`]).
+    /// The caller's cap on the output's size (see [`output_limit`](crate::convert::limit::output_limit)).
     max_output: usize,
 }
 
@@ -368,7 +364,7 @@ unsafe extern "C" fn copy_helper(dst: *mut u8, src: *const u8, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{IntRepr, Op};
+    use crate::convert::plan::{IntRepr, Op};
     use crate::{ByteOrder, Format, IOField, NativeField, NativeRecord, NativeType};
 
     static FIELDS: [NativeField; 3] = [

@@ -5,22 +5,19 @@
 //! its record, so fixed-part reads stay in the body; every slot (string or variable-length
 //! array) is checked against the body before it is read, counting at least one byte per
 //! element. Slots may overlap, so a hostile body could point many of them at one large region:
-//! a budget of 16 values and string bytes per body byte (plus 4096) bounds what one record
-//! decodes to, and is charged before anything is allocated.
+//! the conversion limit the interpreter also obeys ([`output_limit`], counting values and
+//! string bytes here) bounds what one record decodes to, and is charged before anything is
+//! allocated.
 
 use core::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use crate::field_type::{Kind, SLOT};
+use crate::convert::limit::output_limit;
+use crate::convert::word;
+use crate::format::field_type::Kind;
 use crate::native::check_var;
-use crate::word;
+use crate::native::SLOT;
 use crate::{ByteOrder, Error, ErrorKind, Field, Format};
-
-/// How many values and string bytes a record may decode to per byte of its body (plus 4096).
-const EXPANSION: usize = 16;
-
-/// Values and string bytes every record may decode to, whatever its size.
-const SLACK: usize = 4096;
 
 /// One decoded value.
 ///
@@ -113,7 +110,7 @@ impl DynRecord {
         let mut d = Decoder {
             body,
             big: format.byte_order() == ByteOrder::Big,
-            budget: body.len().saturating_mul(EXPANSION).saturating_add(SLACK),
+            budget: output_limit(0, body.len(), usize::MAX),
             recs: &recs,
         };
         d.record(top, 0, &Path::Root)
@@ -767,7 +764,7 @@ mod tests {
         b.bytes(512, &[b'x'; 2000]);
         let e = DynRecord::decode(&f, &b.b).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::TooManyElements { .. }), "{e}");
-        // Each array alone is fine, and 20 of them fit 16 × 2512 + 4096.
+        // Each array alone is fine, and 20 of them fit the limit, 16 × 2512 + 4096.
         let r = DynRecord::decode(
             &Format::from_fields("few", ByteOrder::Big, 512, &fields[..20], &[]).unwrap(),
             &b.b,
@@ -796,21 +793,5 @@ mod tests {
         // A record with no fields is an empty object.
         let empty = Format::from_fields("e", ByteOrder::Big, 0, &[], &[]).unwrap();
         assert_eq!(DynRecord::decode(&empty, &[]).unwrap().to_json(), "{}");
-    }
-
-    #[test]
-    fn receiver_decodes_messages_and_shifts_offsets() {
-        use crate::{message_from_body, Receiver, HEADER_LEN};
-        let f = sample(ByteOrder::Big);
-        let body = sample_body(ByteOrder::Big);
-        let msg = message_from_body(f.id(), &body).unwrap();
-        let mut rx = Receiver::new();
-        let e = rx.decode_dynamic(&msg).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::UnknownFormat(_)), "{e}");
-        rx.register(f.clone());
-        assert_eq!(rx.decode_dynamic(&msg).unwrap().to_json(), SAMPLE_JSON);
-        let short = message_from_body(f.id(), &body[..50]).unwrap();
-        let e = rx.decode_dynamic(&short).unwrap_err();
-        assert_eq!(e.offset(), Some(HEADER_LEN));
     }
 }

@@ -1,6 +1,6 @@
 //! Conversion plans: how to turn a record of an incoming [`Format`] into the body of a local
 //! type, as data. A plan is built once per (incoming format, local type) and cached by the
-//! [`Receiver`](crate::Receiver); the [interpreter](crate::interp) executes it, and a JIT may
+//! [`Receiver`](crate::Receiver); the [interpreter](crate::convert::interp) executes it, and a JIT may
 //! compile it (it must produce the same bytes).
 //!
 //! Fields are matched **by name**. Each local field becomes one [`Step`]: copy or byte-swap
@@ -11,10 +11,20 @@
 //! `#[marshal(default_missing)]`, and are an error otherwise. Extra incoming fields are
 //! ignored. Neighbouring copies are merged, so a record whose layout is the same is one copy.
 
-use crate::field_type::Kind;
-use crate::format::{Field, Format};
-use crate::native::{NativeRecord, NativeType};
-use crate::{registry, ByteOrder, Error, ErrorKind};
+use core::any::TypeId;
+
+use crate::convert::limit;
+use crate::format::description::{Field, Format};
+use crate::format::field_type::Kind;
+use crate::format::format_id::FormatId;
+use crate::format::registry;
+use crate::native::{NativeRecord, NativeType, SLOT};
+use crate::{ByteOrder, Error, ErrorKind};
+
+/// A plan's identity: (incoming format, local type). The local type is its `TypeId`, not the
+/// address of its `RECORD`: Rust promises no single address for a constant, so one type's
+/// record may sit at several addresses and two equal records at one.
+pub(crate) type Key = (FormatId, TypeId);
 
 /// How an integer is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,10 +169,10 @@ impl Plan {
         &self.templates
     }
     /// How many times the incoming body's size the converted body's variable parts may take
-    /// ([`EXPANSION`](crate::interp::EXPANSION), whatever the formats: see
-    /// [`output_limit`](crate::interp::output_limit)).
+    /// ([`EXPANSION`](crate::convert::limit::EXPANSION), whatever the formats: see
+    /// [`output_limit`](crate::convert::limit::output_limit)).
     pub fn expansion(&self) -> usize {
-        crate::interp::EXPANSION
+        limit::EXPANSION
     }
     /// The incoming format is the local one: the record is used as it is.
     pub fn is_identical(&self) -> bool {
@@ -174,12 +184,23 @@ impl Plan {
     }
 
     /// Builds the plan that converts records of `src` into bodies of the local record `dst`.
+    ///
+    /// # Panics
+    /// If no format can describe `dst` (see [`Format::of`]).
     pub fn build(src: &Format, dst: &'static NativeRecord) -> Result<Plan, Error> {
-        let local = registry::local(dst);
+        Plan::build_with(src, dst, &registry::of_record(dst))
+    }
+
+    /// [`Plan::build`] with `local`, the native format of `dst`, already known.
+    pub(crate) fn build_with(
+        src: &Format,
+        dst: &'static NativeRecord,
+        local: &Format,
+    ) -> Result<Plan, Error> {
         let mut b = Builder {
             templates: Vec::new(),
         };
-        let steps = b.record(src, dst)?;
+        let steps = b.record(src, dst, local)?;
         Ok(Plan {
             src_size: src.size(),
             dst_size: dst.size,
@@ -196,17 +217,26 @@ fn incompatible(msg: String) -> Error {
 }
 
 struct Builder {
-    /// Templates by the address of the record they belong to.
+    /// Templates by the address of the record they belong to, within this one plan: a record
+    /// found at two addresses costs a second copy of its template, and two records at one
+    /// address are equal (defaults included), so the plan is right either way.
     templates: Vec<(usize, Vec<u8>)>,
 }
 
 impl Builder {
-    fn record(&mut self, src: &Format, dst: &'static NativeRecord) -> Result<Vec<Step>, Error> {
+    /// The steps from a record of `src` to the local record `dst`, whose own (native) format
+    /// is `own`.
+    fn record(
+        &mut self,
+        src: &Format,
+        dst: &'static NativeRecord,
+        own: &Format,
+    ) -> Result<Vec<Step>, Error> {
         let mut steps = Vec::with_capacity(dst.fields.len());
         for df in dst.fields {
             let step = match src.field(df.name) {
-                Some(sf) => self.field(src, sf, &df.ty, df.offset, df.name),
-                None => self.missing(src, dst, df.name, &df.ty, df.offset),
+                Some(sf) => self.field(src, sf, &df.ty, df.offset, df.name, own),
+                None => self.missing(src, dst, own, df.name, &df.ty, df.offset),
             };
             steps.push(step.map_err(|e| e.in_field(df.name))?);
         }
@@ -217,6 +247,7 @@ impl Builder {
         &mut self,
         src: &Format,
         dst: &'static NativeRecord,
+        own: &Format,
         name: &'static str,
         ty: &NativeType,
         offset: usize,
@@ -247,11 +278,10 @@ impl Builder {
             }
         };
         // The field's identity conversion, from the local format to itself.
-        let own = registry::local(dst);
         let Some(sf) = own.field(name) else {
             return Err(incompatible(format!("`{}` lacks its own field", dst.name)));
         };
-        let mut inner = self.field(own, sf, ty, offset, name)?;
+        let mut inner = self.field(own, sf, ty, offset, name, own)?;
         inner.dst = 0;
         Ok(Step {
             src: 0,
@@ -272,6 +302,7 @@ impl Builder {
         ty: &NativeType,
         offset: usize,
         name: &'static str,
+        own: &Format,
     ) -> Result<Step, Error> {
         let (leaf, dims, var) = flatten(ty);
         if sf.is_variable() != var {
@@ -291,7 +322,7 @@ impl Builder {
             )));
         }
         let swap = src.byte_order() != ByteOrder::native();
-        let op = self.leaf(src, sf, leaf, swap)?;
+        let op = self.leaf(src, sf, leaf, swap, own)?;
         if var {
             return Ok(Step {
                 src: sf.offset(),
@@ -321,13 +352,15 @@ impl Builder {
         })
     }
 
-    /// The element conversion from an incoming field's kind to a local leaf type.
+    /// The element conversion from an incoming field's kind to a local leaf type, in a local
+    /// record whose own format is `own`.
     fn leaf(
         &mut self,
         src: &Format,
         sf: &Field,
         leaf: &NativeType,
         swap: bool,
+        own: &Format,
     ) -> Result<Op, Error> {
         let size = sf.size();
         let integer = matches!(sf.kind(), Kind::Int | Kind::UInt | Kind::Char | Kind::Bool);
@@ -373,7 +406,15 @@ impl Builder {
                         src.name()
                     )));
                 };
-                let steps = self.record(nested, rec)?;
+                // The native format of a record nests the formats of its records by name.
+                let Some(rec_own) = own.nested_format(rec.name) else {
+                    return Err(incompatible(format!(
+                        "the local format of `{}` does not describe `{}`",
+                        own.name(),
+                        rec.name
+                    )));
+                };
+                let steps = self.record(nested, rec, rec_own)?;
                 records(size, rec.size, steps)
             }
             (kind, _) => {
@@ -481,7 +522,7 @@ fn native_size(leaf: &NativeType) -> usize {
     match *leaf {
         NativeType::Int(n) | NativeType::UInt(n) | NativeType::Float(n) => n,
         NativeType::Bool => 1,
-        NativeType::String => crate::field_type::SLOT,
+        NativeType::String => SLOT,
         NativeType::Record(r) => r.size,
         NativeType::Array { .. } | NativeType::Var { .. } => 0,
     }

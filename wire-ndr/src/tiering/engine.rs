@@ -12,7 +12,10 @@
 /// let rx = Receiver::with_engine(Engine::Interpreter);
 /// assert_eq!(rx.stats().compiled_plans, 0);
 /// ```
+///
+/// Which variants exist depends on the `jit` feature, so matches need a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Engine {
     /// Every plan runs in the interpreter (the default without the `jit` feature).
     Interpreter,
@@ -33,14 +36,14 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// The code budget of [`Engine::Tiered`] in `Receiver::new()`: 256 KiB.
+    /// The code budget of `Engine::Tiered` (feature `jit`) in `Receiver::new()`: 256 KiB.
     pub const DEFAULT_BUDGET: usize = 256 << 10;
-    /// The code budget of [`Engine::Jit`]: 64 MiB.
+    /// The code budget of `Engine::Jit` (feature `jit`): 64 MiB.
     pub const JIT_BUDGET: usize = 64 << 20;
 }
 
 impl Default for Engine {
-    /// [`Engine::Tiered`] with [`Engine::DEFAULT_BUDGET`] when the `jit` feature is on, else
+    /// `Engine::Tiered` with [`Engine::DEFAULT_BUDGET`] when the `jit` feature is on, else
     /// [`Engine::Interpreter`].
     fn default() -> Engine {
         #[cfg(feature = "jit")]

@@ -11,7 +11,7 @@
 //! plan of a few long runs gains nothing from compiling. Code sizes are per step (about 15
 //! bytes for a scalar swap), with loops of a fixed size. They only need to rank plans.
 
-use crate::plan::{Op, Plan, Step};
+use crate::convert::plan::{Op, Plan, Step};
 
 /// A plan's estimated costs.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -648,7 +648,7 @@ mod tests {
         TypeGraph::new(2).root(5, 1.0);
     }
 
-    use crate::jit::knapsack::tests::Rng;
+    use crate::tiering::knapsack::tests::Rng;
 
     /// Random acyclic graphs (arcs from earlier to later nodes of a random permutation) solve
     /// their equations; one arc back along the permutation closes a cycle, which is refused.

@@ -2,6 +2,8 @@
 //! `"char"`, `"boolean"`, `"string"`, a nested format's name, each optionally followed by array
 //! dimensions (`"float[106][106]"`) or `[]` for a variable-length array.
 
+use crate::native::SLOT;
+
 /// What a field's elements are.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -49,10 +51,6 @@ impl Kind {
         }
     }
 }
-
-/// Bytes a variable part (string or variable-length array) takes in the fixed part: a 4-byte
-/// offset and a 4-byte length, in the record's byte order.
-pub(crate) const SLOT: usize = 8;
 
 /// Most array dimensions a field may have.
 pub(crate) const MAX_DIMS: usize = 8;

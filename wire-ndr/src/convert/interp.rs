@@ -4,40 +4,20 @@
 //! formats keep every field inside its record, so fixed reads need no further check; every
 //! variable part's offset and length is checked against the body before it is read
 //! (`check_var`), counting at least one byte per element so a count never exceeds the bytes
-//! that would hold it. The output may grow to at most the local fixed part plus [`EXPANSION`]
-//! times the incoming body plus [`SLACK`] (and never past a receiver's `max_output`), checked
-//! before each variable part is allocated. The factor is fixed here, not derived from element
-//! sizes the sender chooses (a 1-byte incoming element of a 4 KiB local record would otherwise
-//! let 64 KB of message become 267 MB), so a hostile message cannot make a conversion
-//! allocate more than its size justifies.
+//! that would hold it. The output may grow to at most [`output_limit`] (the local fixed part
+//! plus a fixed multiple of the incoming body, and never past a receiver's `max_output`),
+//! checked before each variable part is allocated.
 
 use core::mem::MaybeUninit;
 
 use marshal_core::swap;
 
-use crate::field_type::SLOT;
+use crate::convert::limit::output_limit;
+use crate::convert::plan::{IntRepr, Op, Plan, Step};
+use crate::convert::word;
 use crate::native::check_var;
-use crate::plan::{IntRepr, Op, Plan, Step};
-use crate::word;
+use crate::native::SLOT;
 use crate::{Error, ErrorKind};
-
-/// How much bigger than the incoming body the output may grow, at least (widening `i8` to
-/// `i64` is 8×).
-pub const EXPANSION: usize = 16;
-
-/// Bytes of variable parts any conversion may write beyond [`EXPANSION`] times the body.
-pub const SLACK: usize = 4096;
-
-/// The most a conversion of a `src_len`-byte body by `plan` may write in all: the local fixed
-/// part, [`EXPANSION`] times the body and [`SLACK`] for its variable parts, and never more than
-/// `max_output`.
-pub fn output_limit(plan: &Plan, src_len: usize, max_output: usize) -> usize {
-    src_len
-        .saturating_mul(EXPANSION)
-        .saturating_add(plan.dst_size)
-        .saturating_add(SLACK)
-        .min(max_output)
-}
 
 /// Converts the body `src` (incoming layout) into `out` (local layout): `out` is resized to the
 /// local fixed part, then variable parts are appended. Fixed-part bytes that no field covers
@@ -208,7 +188,7 @@ impl<'p> Run<'p> {
     fn new(plan: &'p Plan, src: &[u8], max_output: usize) -> Run<'p> {
         Run {
             templates: &plan.templates,
-            limit: output_limit(plan, src.len(), max_output),
+            limit: output_limit(plan.dst_size, src.len(), max_output),
         }
     }
 

@@ -17,12 +17,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{cost, frequency, knapsack, Compiled, Jit};
-use crate::plan::Plan;
-use crate::{Format, FormatId, Stats};
-
-/// A plan's key: (incoming format, local record's address).
-pub(crate) type Key = (FormatId, usize);
+use super::engine::Stats;
+use super::{cost, frequency, knapsack};
+use crate::convert::jit::{Compiled, Jit};
+use crate::convert::plan::{Key, Plan};
+use crate::format::description::Format;
+use crate::format::format_id::FormatId;
 
 /// How many messages the static frequency estimate counts for.
 pub const PRIOR: f64 = 32.0;

@@ -4,7 +4,8 @@
 //! format description said. Arithmetic is checked, so a plan with absurd counts or strides is
 //! refused rather than wrapped.
 
-use crate::plan::{Op, Plan, Step};
+use crate::convert::plan::{Op, Plan, Step};
+use crate::native::SLOT;
 
 /// Why a plan cannot be compiled (it then stays in the interpreter).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,8 +99,8 @@ fn step(
         }
         // Run by the interpreter (bounds-checked Rust); the compiled code only computes the
         // enclosing record's offsets, which are inside the record.
-        Op::Str { .. } => both(crate::field_type::SLOT, crate::field_type::SLOT),
-        Op::Var { .. } => both(crate::field_type::SLOT, crate::field_type::SLOT),
+        Op::Str { .. } => both(SLOT, SLOT),
+        Op::Var { .. } => both(SLOT, SLOT),
         Op::Template { index, .. } => {
             if *index >= plan.templates.len() {
                 return Err(Unverified(format!("template {index} does not exist")));

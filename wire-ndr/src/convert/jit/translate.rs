@@ -29,7 +29,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 
-use crate::plan::{IntRepr, Op, Plan, Step};
+use crate::convert::plan::{IntRepr, Op, Plan, Step};
 
 /// Offset of `Ctx::dst` (the destination base a helper may move): the first field.
 pub(crate) const CTX_DST: i32 = 0;
