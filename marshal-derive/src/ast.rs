@@ -17,8 +17,12 @@ pub struct Container<'a> {
 
 pub enum Data<'a> {
     Struct(Fields<'a>),
-    /// All variants are units with no `#[marshal]` attributes: an XDR `enum`.
-    CEnum(Vec<&'a syn::Ident>),
+    /// All variants are units with no `#[marshal]` attributes: an XDR `enum`. (Only the XDR and
+    /// CDR generators read the names.)
+    CEnum(
+        #[cfg_attr(not(any(feature = "xdr", feature = "iiop")), allow(dead_code))]
+        Vec<&'a syn::Ident>,
+    ),
     /// A discriminated union.
     Union(Vec<Variant<'a>>),
 }
