@@ -68,7 +68,10 @@ fn resolve(doc: &Path, target: &str) -> Result<PathBuf, String> {
     if Path::new(path).is_absolute() {
         return Err("an absolute path".into());
     }
-    let mut resolved = doc.parent().expect("a document has a directory").to_path_buf();
+    let mut resolved = doc
+        .parent()
+        .expect("a document has a directory")
+        .to_path_buf();
     for c in Path::new(path).components() {
         match c {
             Component::ParentDir => {
@@ -112,7 +115,11 @@ fn the_scanner_sees_links_that_leave() {
     let targets = link_targets(text);
     assert_eq!(
         targets,
-        ["../shared/DESIGN.md", "docs/ARCHITECTURE.md", "https://example.org"]
+        [
+            "../shared/DESIGN.md",
+            "docs/ARCHITECTURE.md",
+            "https://example.org"
+        ]
     );
     assert!(resolve(&doc, &targets[0]).is_err());
     assert!(resolve(&doc, &targets[1]).is_ok());
@@ -138,7 +145,10 @@ fn the_readme_is_short_and_maps_ideas_to_modules() {
     for (i, span) in table.split('`').enumerate() {
         if i % 2 == 1 && span.contains("/src") {
             named += 1;
-            assert!(root().join(span).exists(), "the README names {span}, which does not exist");
+            assert!(
+                root().join(span).exists(),
+                "the README names {span}, which does not exist"
+            );
         }
     }
     assert!(named >= 8, "the table names {named} modules");
