@@ -51,84 +51,11 @@ use marshal::ndr::tiering::{cost, knapsack};
 use marshal::ndr::{
     to_body, ByteOrder, Field, Format, FormatId, IOField, Kind, NativeRecord, Record, HEADER_LEN,
 };
-use marshal::Marshal;
+use workloads::hoschka::{Flags, Floats, Grid, Mesh, Point3, Tick, Widths};
 use workloads::ksdata::{KSdata1, Ks100, Ks10k, Ks1k};
 use workloads::pbio::PbioSmall;
 use workloads::scalar300::{self, Scalar300};
 use workloads::Gen;
-
-/// Integers of every width and both signs (Rust's layout: reordered, no padding).
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Widths {
-    a: i8,
-    b: i16,
-    c: i32,
-    d: i64,
-    e: u8,
-    f: u16,
-    g: u32,
-    h: u64,
-}
-
-/// Floats of both widths, scalars and arrays.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Floats {
-    x: f32,
-    y: f32,
-    z: f64,
-    v: [f32; 6],
-    w: [f64; 3],
-}
-
-/// Booleans among integers (Rust's layout).
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Flags {
-    on: bool,
-    count: u16,
-    ready: bool,
-    level: i32,
-    mask: [bool; 12],
-}
-
-/// A nested record.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Point3 {
-    x: f64,
-    y: f64,
-    z: f64,
-}
-
-/// A nested record and an array of them.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Mesh {
-    id: u32,
-    n: u32,
-    origin: Point3,
-    pts: [Point3; 16],
-}
-
-/// A market tick: 64-bit, 32-bit and byte fields.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Tick {
-    seq: u64,
-    price: f64,
-    qty: i32,
-    side: u8,
-    venue: [u8; 3],
-}
-
-/// A 2-D array of `i16`.
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Grid {
-    w: u16,
-    h: u16,
-    cells: [[i16; 16]; 16],
-}
 
 fn widths() -> Widths {
     Widths {

@@ -13,78 +13,11 @@ use marshal::ndr::{
     to_body, to_message, DynRecord, Format, FormatId, Kind, Receiver, Record, Value,
 };
 use marshal::Marshal;
+use workloads::hoschka::{Flags, Floats, Grid, Mesh, Point3, Tick, Widths};
 use workloads::ksdata::{extra_first_message, KSdata1, Ks100, Ks10k, Ks1k};
 use workloads::pbio::PbioSmall;
 use workloads::scalar300::{self, Scalar300};
 use workloads::Gen;
-
-// The `hoschka` benchmark's own local types (benches/benches/hoschka.rs).
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Widths {
-    a: i8,
-    b: i16,
-    c: i32,
-    d: i64,
-    e: u8,
-    f: u16,
-    g: u32,
-    h: u64,
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Floats {
-    x: f32,
-    y: f32,
-    z: f64,
-    v: [f32; 6],
-    w: [f64; 3],
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-struct Flags {
-    on: bool,
-    count: u16,
-    ready: bool,
-    level: i32,
-    mask: [bool; 12],
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Point3 {
-    x: f64,
-    y: f64,
-    z: f64,
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Mesh {
-    id: u32,
-    n: u32,
-    origin: Point3,
-    pts: [Point3; 16],
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Tick {
-    seq: u64,
-    price: f64,
-    qty: i32,
-    side: u8,
-    venue: [u8; 3],
-}
-
-#[derive(Marshal, Debug, Clone, PartialEq)]
-#[repr(C)]
-struct Grid {
-    w: u16,
-    h: u16,
-    cells: [[i16; 16]; 16],
-}
 
 // Variable-length arrays of records, for μ.
 

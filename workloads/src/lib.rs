@@ -13,6 +13,7 @@ use marshal::Marshal;
 pub mod bench_object;
 pub mod flick_rpc;
 pub mod headers;
+pub mod hoschka;
 pub mod ksdata;
 pub mod pbio;
 pub mod pcap;
