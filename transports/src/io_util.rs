@@ -54,21 +54,28 @@ impl<'s, W: Write> SocketSpill<'s, W> {
 
     /// What the encoding that spilled here came to, `r` being its result: the socket's
     /// error if one stopped it, else the encoder's.
+    #[inline]
     pub(crate) fn outcome(self, r: Result<(), Error>) -> Result<(), SpillError> {
-        let error = match r {
-            Ok(()) => return Ok(()),
-            Err(error) => error,
-        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(error) => Err(self.failure(error)),
+        }
+    }
+
+    /// The error of a message that did not go out whole. Cold and out of line.
+    #[cold]
+    #[inline(never)]
+    fn failure(self, error: Error) -> SpillError {
         match self.io_error {
             Some(io) => {
                 // The encoder's error shares the I/O error: dropped, the original comes back.
                 drop(error);
-                Err(SpillError::Io(unshare(io)))
+                SpillError::Io(unshare(io))
             }
-            None => Err(SpillError::Marshal {
+            None => SpillError::Marshal {
                 error,
                 sent: self.spilled,
-            }),
+            },
         }
     }
 }
@@ -91,12 +98,21 @@ impl<W: Write> Spill for SocketSpill<'_, W> {
         } else {
             write_in_pieces(self.socket, head, large)
         };
-        r.map_err(|e| {
-            let what = format!("socket write failed: {e}");
-            let e = Arc::new(e);
-            self.io_error = Some(Arc::clone(&e));
-            Error::io(what, e, None)
-        })
+        r.map_err(|e| self.failed(e))
+    }
+}
+
+#[cfg_attr(not(any(feature = "iiop", feature = "xdr")), allow(dead_code))]
+impl<W: Write> SocketSpill<'_, W> {
+    /// Keeps the socket's error `e` and returns the encoder's, whose source it is. Cold and
+    /// out of line, so that the spill that succeeds carries none of it.
+    #[cold]
+    #[inline(never)]
+    fn failed(&mut self, e: io::Error) -> Error {
+        let what = format!("socket write failed: {e}");
+        let e = Arc::new(e);
+        self.io_error = Some(Arc::clone(&e));
+        Error::io(what, e, None)
     }
 }
 
