@@ -211,6 +211,7 @@ pub mod cdr {
 #[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr {
     #[cfg(feature = "transports")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::ndr::{
         FormatClient, FormatServer, FormatServerHandle, NdrReader, NdrWriter,
     };
