@@ -17,6 +17,7 @@ pub const SLACK: usize = 4096;
 
 /// The most a conversion of a `src_len`-byte body may produce in all: the local fixed part of
 /// `fixed` bytes, [`EXPANSION`] times the body and [`SLACK`], and never more than `max_output`.
+#[inline]
 pub fn output_limit(fixed: usize, src_len: usize, max_output: usize) -> usize {
     src_len
         .saturating_mul(EXPANSION)

@@ -74,16 +74,19 @@ impl Runner {
     }
 
     /// The engine chosen at construction.
+    #[inline]
     pub(crate) fn engine(&self) -> Engine {
         self.engine
     }
 
     /// What the engine has done.
+    #[inline]
     pub(crate) fn stats(&self) -> Stats {
         self.stats
     }
 
     /// Whether the plan `key` is compiled now.
+    #[inline]
     pub(crate) fn is_compiled(&self, key: &Key) -> bool {
         #[cfg(feature = "jit")]
         if let Some(t) = &self.tier {
@@ -140,6 +143,7 @@ impl Runner {
     /// plan without variable parts, into a value's own bytes), else into `scratch`, held to
     /// `max_output` bytes. Compiled code runs it when the tier has compiled it, else the
     /// interpreter.
+    #[inline]
     pub(crate) fn run(
         &mut self,
         active: &mut Active,
@@ -174,6 +178,7 @@ impl Runner {
     /// Between two messages: lets a tiered engine count, choose and compile (at most one plan
     /// per message). `formats` lists the formats the receiver knows, for the static
     /// frequency estimate; it is called only when the tier solves its knapsack again.
+    #[inline]
     pub(crate) fn between_messages(
         &mut self,
         active: Option<&mut Active>,
