@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 need=()
 command -v rpcgen >/dev/null 2>&1 || need+=(rpcsvc-proto)
 [ -f /usr/include/tirpc/rpc/rpc.h ] || need+=(libtirpc-dev)
+# marshal-build-tests compiles every .x file of /usr/include/rpcsvc: rpcsvc-proto installs most,
+# libnsl-dev the NIS ones (nis.x, nis_object.x, nis_callback.x).
+[ -f /usr/include/rpcsvc/nis.x ] || need+=(libnsl-dev)
 # rpcbind (with rpcinfo) for the registration tests of the ONC RPC server; valgrind counts
 # the instructions of the RPC stubs (benches/benches/rpc_stub_cost.rs).
 [ -x /usr/sbin/rpcbind ] || need+=(rpcbind)

@@ -1,0 +1,61 @@
+//! marshal-build's output for real `.x` files, each in its own module; the tests are in
+//! `tests/`. Types a file uses without defining them (C typedefs, or types of another `.x`
+//! file that rpcgen's C output takes from a header) are brought into scope before the
+//! `include!`, as a user of marshal-build would.
+
+macro_rules! generated {
+    ($($name:ident $({ $($prelude:item)* })?),* $(,)?) => {
+        $(
+            #[doc = concat!("Generated from `", stringify!($name), ".x`.")]
+            pub mod $name {
+                $($($prelude)*)?
+                include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+            }
+        )*
+    };
+}
+
+/// The C typedefs of libtirpc that `rpcb_prot.x` uses, as XDR sees them.
+pub mod tirpc {
+    /// `rpcprog_t`: `uint32_t`.
+    pub type RpcprogT = u32;
+    /// `rpcvers_t`: `uint32_t`.
+    pub type RpcversT = u32;
+    /// `rpcproc_t`: `uint32_t`.
+    pub type RpcprocT = u32;
+
+    /// `struct netbuf` as `xdr_netbuf` codes it: `maxlen`, then `buf` as `opaque<>`.
+    #[derive(marshal::Marshal, Debug, Clone, PartialEq, Eq)]
+    pub struct Netbuf {
+        /// The buffer's capacity.
+        pub maxlen: u32,
+        /// The bytes.
+        pub buf: Vec<u8>,
+    }
+}
+
+generated!(
+    flick,
+    rpcb_prot {
+        pub use crate::tirpc::{Netbuf, RpcprocT, RpcprogT, RpcversT};
+    },
+    bootparam_prot,
+    key_prot,
+    klm_prot,
+    mount,
+    nfs_prot,
+    nis,
+    nis_callback {
+        pub use crate::nis::{NisError, NisObject};
+    },
+    nis_object,
+    nlm_prot,
+    rex,
+    rquota,
+    rstat,
+    rusers,
+    sm_inter,
+    spray,
+    yp,
+    yppasswd,
+);
