@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use marshal_core::Reader;
 use wire_iiop::giop::{
-    Ior, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException, TargetAddress,
-    Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
+    Body, Ior, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException,
+    TargetAddress, Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
@@ -136,10 +136,86 @@ impl Client {
         operation: &str,
         args: &Args,
     ) -> Result<Ret, CallError> {
+        self.invoke_with(operation, args, |body| body.decode::<Ret>())
+    }
+
+    /// Like [`invoke`](Client::invoke), but the result may borrow from the reply where it
+    /// lies in the client's receive buffer (`&[u8]` and `&str` are not copied): it keeps the
+    /// client borrowed until it is dropped, since the next call reuses the buffer.
+    ///
+    /// The whole reply is received before it is decoded (`invoke` decodes a large reply
+    /// while its end is still arriving).
+    ///
+    /// ```
+    /// use transports::giop::{Call, Client, Server};
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add("Files", |call: &mut Call<'_>| {
+    ///     let name: String = call.args()?;
+    ///     call.reply(&(name.as_str(), vec![7u8; 100_000]))
+    /// });
+    /// let server = server.spawn()?;
+    ///
+    /// let mut client = Client::connect(&server.ior("IDL:Files:1.0", b"Files"))?;
+    /// let (name, data): (&str, &[u8]) = client.invoke_ref("read", "notes.txt")?;
+    /// assert_eq!((name, data.len()), ("notes.txt", 100_000));
+    /// // The borrow of `client` ends with the last use of `name` and `data`.
+    /// let (name, _): (&str, &[u8]) = client.invoke_ref("read", "todo.txt")?;
+    /// assert_eq!(name, "todo.txt");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn invoke_ref<'c, Args: Encode + ?Sized, Ret: Decode<'c>>(
+        &'c mut self,
+        operation: &str,
+        args: &Args,
+    ) -> Result<Ret, CallError> {
+        let position = self.invoke_with(operation, args, |body| Ok(body.position()))?;
+        let order = self.reply_order;
+        let message = match self.rx.last_whole() {
+            Ok(message) => message,
+            Err(e) => {
+                self.broken = true;
+                return Err(CallError::Transport(e));
+            }
+        };
+        let body = message.get(position..).unwrap_or_default();
+        Body::new(body, position, order)
+            .decode()
+            .map_err(CallError::Marshal)
+    }
+
+    /// The whole GIOP message last received from the server (as much of it as has arrived):
+    /// the reply the last call took its outcome from, or empty before the first reply and
+    /// after a call that failed before its reply came.
+    ///
+    /// ```
+    /// use transports::giop::{Call, Client, Server};
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add("Echo", |call: &mut Call<'_>| call.reply(&call.args::<u32>()?));
+    /// let server = server.spawn()?;
+    ///
+    /// let mut client = Client::connect(&server.ior("IDL:Echo:1.0", b"Echo"))?;
+    /// assert!(client.last_reply().is_empty());
+    /// assert_eq!(client.invoke::<u32, u32>("echo", &7)?, 7);
+    /// assert_eq!(&client.last_reply()[..4], b"GIOP");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_reply(&self) -> &[u8] {
+        self.rx.last()
+    }
+
+    /// A call whose successful reply `take` reads (as the reply arrives).
+    fn invoke_with<Args: Encode + ?Sized, R>(
+        &mut self,
+        operation: &str,
+        args: &Args,
+        take: impl Fn(&Body<'_>) -> Result<R, marshal_core::Error>,
+    ) -> Result<R, CallError> {
         if self.broken {
             self.reconnect()?;
         }
-        let r = self.call(operation, args);
+        let r = self.call(operation, args, &take);
         if matches!(r, Err(CallError::Transport(_) | CallError::Protocol(_))) {
             self.broken = true;
         }
@@ -160,18 +236,19 @@ impl Client {
         Ok(())
     }
 
-    fn call<Args: Encode + ?Sized, Ret: for<'de> Decode<'de>>(
+    fn call<Args: Encode + ?Sized, R>(
         &mut self,
         operation: &str,
         args: &Args,
-    ) -> Result<Ret, CallError> {
+        take: &impl Fn(&Body<'_>) -> Result<R, marshal_core::Error>,
+    ) -> Result<R, CallError> {
         let mut forwards = 0;
         let mut reconnected = false;
         loop {
             let id = self.next_id;
             self.next_id = self.next_id.wrapping_add(1);
             self.send_request(id, operation, args)?;
-            match self.await_reply::<Ret>(id)? {
+            match self.await_reply(id, take)? {
                 Next::Done(r) => return r,
                 Next::Forward(ior) => {
                     forwards += 1;
@@ -240,7 +317,11 @@ impl Client {
         }
     }
 
-    fn await_reply<Ret: for<'de> Decode<'de>>(&mut self, id: u32) -> Result<Next<Ret>, CallError> {
+    fn await_reply<R>(
+        &mut self,
+        id: u32,
+        take: &impl Fn(&Body<'_>) -> Result<R, marshal_core::Error>,
+    ) -> Result<Next<R>, CallError> {
         loop {
             let incoming = self.rx.receive().map_err(|e| match e {
                 RecvError::Io(e) => CallError::Transport(e),
@@ -276,7 +357,7 @@ impl Client {
                 Err(e) => CallError::Marshal(e),
             };
             return Ok(match head.status {
-                ReplyStatus::NoException => Next::Done(body.decode::<Ret>().map_err(marshal)),
+                ReplyStatus::NoException => Next::Done(take(&body).map_err(marshal)),
                 ReplyStatus::UserException => {
                     let mut r = body.reader();
                     let repository_id = String::decode(&mut r, body.order()).map_err(marshal)?;

@@ -52,6 +52,19 @@ pub(crate) struct Rx {
     /// `Arriving` advances) how much of it has been read from the socket.
     arriving_len: usize,
     filled: Cell<usize>,
+    /// Where the message last handed out lies.
+    last: Last,
+}
+
+/// Where the message [`Rx::receive`] handed out last lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    /// None (or a receive failed since).
+    None,
+    /// `buf[..taken]` (its tail still arriving while `arriving_len` is set).
+    Buf,
+    /// `assembled`: reassembled from fragments.
+    Assembled,
 }
 
 /// A received message: whole, or arriving (its header has come and the rest is read as it is
@@ -111,6 +124,7 @@ pub(crate) fn split(stream: TcpStream, max_message: usize) -> io::Result<(Rx, Tx
         taken: 0,
         arriving_len: 0,
         filled: Cell::new(0),
+        last: Last::None,
     };
     Ok((rx, tx))
 }
@@ -123,6 +137,7 @@ impl Rx {
     /// out to be decoded as it arrives; otherwise its rest is read first, so that the buffer
     /// grows only with bytes that came (and fragments are reassembled).
     pub(crate) fn receive(&mut self) -> Result<Incoming<'_>, RecvError> {
+        self.last = Last::None;
         self.finish_arriving().map_err(RecvError::Io)?;
         loop {
             self.next_header().map_err(RecvError::Io)?;
@@ -145,6 +160,7 @@ impl Rx {
                 if whole && self.buf.len() >= len {
                     self.arriving_len = len;
                     self.filled.set(self.have);
+                    self.last = Last::Buf;
                     let more = Arriving::new(&mut self.buf[..len], &self.filled, &self.stream);
                     return Ok(Incoming::Arriving(more));
                 }
@@ -154,6 +170,7 @@ impl Rx {
             }
             if whole {
                 // The common case: no copy.
+                self.last = Last::Buf;
                 return Ok(Incoming::Whole(&self.buf[..len]));
             }
             let fragment = self.buf[..len].to_vec();
@@ -163,9 +180,32 @@ impl Rx {
                 .map_err(RecvError::Protocol)?
             {
                 self.assembled = whole;
+                self.last = Last::Assembled;
                 return Ok(Incoming::Whole(&self.assembled));
             }
         }
+    }
+
+    /// The message last handed out, as far as it has arrived (empty if none was, or a
+    /// receive failed since).
+    pub(crate) fn last(&self) -> &[u8] {
+        match self.last {
+            Last::None => &[],
+            Last::Buf if self.arriving_len > 0 => {
+                &self.buf[..self.filled.get().min(self.arriving_len)]
+            }
+            Last::Buf => &self.buf[..self.taken],
+            Last::Assembled => &self.assembled,
+        }
+    }
+
+    /// The whole message last handed out: the rest of an arriving one is read first.
+    pub(crate) fn last_whole(&mut self) -> io::Result<&[u8]> {
+        if let Err(e) = self.finish_arriving() {
+            self.last = Last::None;
+            return Err(e);
+        }
+        Ok(self.last())
     }
 
     /// Drops the message last handed out and reads until a whole header is at the start of

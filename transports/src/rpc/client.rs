@@ -59,6 +59,23 @@ pub struct Client {
     max_record: usize,
     /// A failure left the TCP stream mid-record: no further calls.
     broken: bool,
+    /// Where the reply last taken lies.
+    last: Last,
+    /// The last reply taken from `stash`.
+    held: Vec<u8>,
+}
+
+/// Where the reply the last call took its outcome from lies.
+#[derive(Debug, Clone, Copy)]
+enum Last {
+    /// No reply (none yet, or the last call failed before one came).
+    None,
+    /// The TCP record reader's current record.
+    Record,
+    /// The first bytes of the UDP receive buffer.
+    Datagram(usize),
+    /// `held`: a reply that arrived before it was asked for.
+    Held,
 }
 
 #[derive(Debug)]
@@ -133,6 +150,8 @@ impl Client {
             stash: Vec::new(),
             max_record: DEFAULT_MAX_RECORD,
             broken: false,
+            last: Last::None,
+            held: Vec::new(),
         }
     }
 
@@ -202,12 +221,82 @@ impl Client {
         Args: Encode + ?Sized,
         Ret: for<'de> Decode<'de>,
     {
+        self.call_ref(procedure, args)
+    }
+
+    /// Like [`call`](Client::call), but the results may borrow from the reply where it lies
+    /// in the client's receive buffer (`&[u8]` and `&str` fields are not copied): they keep
+    /// the client borrowed until they are dropped, since the next call reuses the buffer.
+    ///
+    /// ```
+    /// use transports::rpc::{Call, Client, Server};
+    /// const PROG: u32 = 0x2000_0001;
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add(PROG, 1, |call: &mut Call<'_>| {
+    ///     let (offset, count): (u64, u32) = call.args()?;
+    ///     let file = vec![7u8; 10_000];
+    ///     let start = (offset as usize).min(file.len());
+    ///     let end = (start + count as usize).min(file.len());
+    ///     call.reply(&(end == file.len(), &file[start..end]))
+    /// });
+    /// let server = server.spawn()?;
+    ///
+    /// let mut c = Client::connect_tcp(server.tcp_addr().unwrap(), PROG, 1)?;
+    /// let (eof, data): (bool, &[u8]) = c.call_ref(6, &(0u64, 8192u32))?;
+    /// assert!(!eof && data.len() == 8192);
+    /// let got = data.len() as u64; // the borrow of `c` ends with the last use of `data`
+    /// let (eof, data): (bool, &[u8]) = c.call_ref(6, &(got, 8192u32))?;
+    /// assert!(eof && data.len() == 10_000 - 8192);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn call_ref<'c, Args, Ret>(
+        &'c mut self,
+        procedure: u32,
+        args: &Args,
+    ) -> Result<Ret, RpcError>
+    where
+        Args: Encode + ?Sized,
+        Ret: Decode<'c>,
+    {
         match self.conn {
             Conn::Tcp { .. } => {
                 let xid = self.send_call(procedure, args)?;
-                self.recv_reply(xid)
+                self.recv_reply_ref(xid)
             }
-            Conn::Udp { .. } => self.call_udp(procedure, args),
+            Conn::Udp { .. } => {
+                self.call_udp(procedure, args)?;
+                finish(self.last_reply())
+            }
+        }
+    }
+
+    /// The whole RPC message of the reply the last call (or
+    /// [`recv_reply`](Client::recv_reply)) took its outcome from, where it lies in the
+    /// client's buffers; empty before the first reply and after a call that failed before
+    /// its reply came.
+    ///
+    /// ```
+    /// use transports::rpc::{Call, Client, Server};
+    /// const PROG: u32 = 0x2000_0001;
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add(PROG, 1, |call: &mut Call<'_>| call.reply(&()));
+    /// let server = server.spawn()?;
+    ///
+    /// let mut c = Client::connect_udp(server.udp_addr().unwrap(), PROG, 1)?;
+    /// assert!(c.last_reply().is_empty());
+    /// c.call::<(), ()>(0, &())?;
+    /// // xid, REPLY, MSG_ACCEPTED, an empty AUTH_NONE verifier, SUCCESS: no results.
+    /// assert_eq!(c.last_reply().len(), 24);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_reply(&self) -> &[u8] {
+        match (self.last, &self.conn) {
+            (Last::Record, Conn::Tcp { rx, .. }) => rx.record(),
+            (Last::Datagram(n), Conn::Udp { buf, .. }) => &buf[..n],
+            (Last::Held, _) => &self.held,
+            _ => &[],
         }
     }
 
@@ -254,10 +343,49 @@ impl Client {
     /// decodes its results. Replies to other pipelined calls that arrive first are kept for
     /// their own `recv_reply`.
     pub fn recv_reply<Ret: for<'de> Decode<'de>>(&mut self, xid: u32) -> Result<Ret, RpcError> {
+        self.recv_reply_ref(xid)
+    }
+
+    /// Like [`recv_reply`](Client::recv_reply), but the results may borrow from the reply
+    /// where it lies in the client's buffers, as with [`call_ref`](Client::call_ref).
+    ///
+    /// ```
+    /// use transports::rpc::{Call, Client, Server};
+    /// const PROG: u32 = 0x2000_0001;
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add(PROG, 1, |call: &mut Call<'_>| {
+    ///     let name: String = call.args()?;
+    ///     call.reply(&name)
+    /// });
+    /// let server = server.spawn()?;
+    ///
+    /// let mut c = Client::connect_tcp(server.tcp_addr().unwrap(), PROG, 1)?;
+    /// let a = c.send_call(1, "first")?;
+    /// let b = c.send_call(1, "second")?;
+    /// let second: &str = c.recv_reply_ref(b)?;
+    /// assert_eq!(second, "second");
+    /// let first: &str = c.recv_reply_ref(a)?; // its reply came first and was kept aside
+    /// assert_eq!(first, "first");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recv_reply_ref<'c, Ret: Decode<'c>>(&'c mut self, xid: u32) -> Result<Ret, RpcError> {
+        self.await_reply(xid)?;
+        finish(self.last_reply())
+    }
+
+    /// Waits for the reply to the call `xid`, and leaves it where [`Client::last_reply`]
+    /// finds it.
+    fn await_reply(&mut self, xid: u32) -> Result<(), RpcError> {
+        self.last = Last::None;
+        // A reply kept aside earlier is not held longer than until the next call.
+        self.held = Vec::new();
         if let Some(i) = self.stash.iter().position(|(x, _)| *x == xid) {
             let (_, bytes) = self.stash.swap_remove(i);
             self.forget(xid);
-            return finish(&bytes);
+            self.held = bytes;
+            self.last = Last::Held;
+            return Ok(());
         }
         if !self.outstanding.contains(&xid) {
             return Err(RpcError::Io(io::Error::new(
@@ -277,7 +405,7 @@ impl Client {
                 return Err(RpcError::Timeout);
             }
             let wait_all = std::mem::replace(&mut first, false);
-            let got = match &mut self.conn {
+            let (got, at) = match &mut self.conn {
                 Conn::Tcp { stream, rx, armed } => {
                     // The first read of a call waits the whole timeout, so the socket is
                     // set once per client, not per call; reads after a record that was not
@@ -288,7 +416,7 @@ impl Client {
                         *armed = Some(want);
                     }
                     match rx.read_record(stream) {
-                        Ok(record) => record,
+                        Ok(record) => (record, Last::Record),
                         Err(RecordError::Io(e)) if timed_out(&e) => continue,
                         Err(RecordError::Io(e)) => {
                             self.broken = true;
@@ -301,7 +429,7 @@ impl Client {
                     }
                 }
                 Conn::Udp { socket, buf } => match recv_within(socket, buf, remaining)? {
-                    Some(n) => &buf[..n],
+                    Some(n) => (&buf[..n], Last::Datagram(n)),
                     None => continue,
                 },
             };
@@ -310,7 +438,8 @@ impl Client {
             };
             if got_xid == xid {
                 self.outstanding.retain(|x| *x != xid);
-                return finish(got);
+                self.last = at;
+                return Ok(());
             }
             if self.outstanding.contains(&got_xid) {
                 self.stash.push((got_xid, got.to_vec()));
@@ -319,12 +448,16 @@ impl Client {
         }
     }
 
-    /// A call over UDP: sent, then sent again after each retry interval without its reply.
-    fn call_udp<Args, Ret>(&mut self, procedure: u32, args: &Args) -> Result<Ret, RpcError>
-    where
-        Args: Encode + ?Sized,
-        Ret: for<'de> Decode<'de>,
-    {
+    /// A call over UDP: sent, then sent again after each retry interval without its reply,
+    /// which is left where [`Client::last_reply`] finds it.
+    fn call_udp<Args: Encode + ?Sized>(
+        &mut self,
+        procedure: u32,
+        args: &Args,
+    ) -> Result<(), RpcError> {
+        self.last = Last::None;
+        // A reply kept aside earlier is not held longer than until the next call.
+        self.held = Vec::new();
         let xid = self.send_call(procedure, args)?;
         self.forget(xid);
         let Conn::Udp { socket, buf } = &mut self.conn else {
@@ -345,7 +478,10 @@ impl Client {
             }
             let wait = resend_at.min(deadline).saturating_duration_since(now);
             match recv_within(socket, buf, wait)? {
-                Some(n) if buf[..n].starts_with(&xid.to_be_bytes()) => return finish(&buf[..n]),
+                Some(n) if buf[..n].starts_with(&xid.to_be_bytes()) => {
+                    self.last = Last::Datagram(n);
+                    return Ok(());
+                }
                 // A stale reply to an earlier call, or time to send again.
                 _ => {}
             }
@@ -386,7 +522,7 @@ fn broken() -> RpcError {
 
 /// Reads a reply: an error for every outcome but `SUCCESS`, whose results must decode and
 /// take the rest of the message.
-fn finish<Ret: for<'de> Decode<'de>>(msg: &[u8]) -> Result<Ret, RpcError> {
+fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
     let (m, rest) = Message::parse(msg).map_err(RpcError::BadReply)?;
     let Message::Reply(h) = m else {
         return Err(RpcError::BadReply(Error::new(
