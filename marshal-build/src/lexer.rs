@@ -14,8 +14,13 @@ pub enum Tok {
     Number(i128),
     /// A string literal (its text between the quotes, escapes kept): only a `const`'s value.
     Str(String),
-    /// One punctuation character: `{ } ( ) [ ] < > ; : , = * ! & |`.
+    /// One punctuation character: `{ } ( ) [ ] < > ; : , = * ! & | +`, and in IDL mode also
+    /// `- / % ^ ~` (`::`, `<<` and `>>` are two tokens each).
     Punct(char),
+    /// A character literal (IDL mode): `'a'`, `'\n'`, `'\x41'`, `'\101'`.
+    Char(char),
+    /// A `#pragma` line (IDL mode): the text after `pragma`, trimmed.
+    Pragma(String),
 }
 
 impl std::fmt::Display for Tok {
@@ -25,6 +30,8 @@ impl std::fmt::Display for Tok {
             Tok::Number(n) => write!(f, "`{n}`"),
             Tok::Str(s) => write!(f, "`\"{s}\"`"),
             Tok::Punct(c) => write!(f, "`{c}`"),
+            Tok::Char(c) => write!(f, "`{c:?}`"),
+            Tok::Pragma(p) => write!(f, "`#pragma {p}`"),
         }
     }
 }
@@ -63,14 +70,26 @@ impl Diag {
 pub struct Lexer {
     /// Inside a `/* */` comment that began on an earlier line (where it began).
     in_comment: Option<Pos>,
+    /// CORBA IDL's tokens: `-` is always an operator, character literals, no `%` lines.
+    idl: bool,
 }
 
 const PUNCT: &str = "{}()[]<>;:,=*!&|+";
+/// IDL's further operators.
+const IDL_PUNCT: &str = "-/%^~";
 
 impl Lexer {
     /// A lexer outside any comment.
     pub fn new() -> Lexer {
         Lexer::default()
+    }
+
+    /// A lexer of CORBA IDL (`idl`) or of the `.x` language.
+    pub fn with_idl(idl: bool) -> Lexer {
+        Lexer {
+            in_comment: None,
+            idl,
+        }
     }
 
     /// Lexes one line (`line` of file `file`), appending its tokens to `out`.
@@ -104,7 +123,7 @@ impl Lexer {
                 i += 1;
                 continue;
             }
-            if at_start && c == '%' {
+            if at_start && c == '%' && !self.idl {
                 // rpcgen copies `%` lines to its C output; they mean nothing to Rust.
                 return Ok(());
             }
@@ -128,7 +147,8 @@ impl Lexer {
                 });
                 continue;
             }
-            let negative = c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit());
+            let negative =
+                !self.idl && c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit());
             if c.is_ascii_digit() || negative {
                 if negative {
                     i += 1;
@@ -161,7 +181,17 @@ impl Lexer {
                 i += 1;
                 continue;
             }
-            if PUNCT.contains(c) {
+            if c == '\'' && self.idl {
+                let (value, len) = char_literal(&chars[i + 1..])
+                    .ok_or_else(|| Diag::new(pos(start), "invalid character literal"))?;
+                out.push(Token {
+                    tok: Tok::Char(value),
+                    pos: pos(start),
+                });
+                i += 1 + len;
+                continue;
+            }
+            if PUNCT.contains(c) || (self.idl && IDL_PUNCT.contains(c)) {
                 out.push(Token {
                     tok: Tok::Punct(c),
                     pos: pos(start),
@@ -218,6 +248,43 @@ impl Lexer {
     }
 }
 
+/// The character literal after its opening quote, and how many characters it takes with its
+/// closing quote.
+fn char_literal(rest: &[char]) -> Option<(char, usize)> {
+    let (value, len) = match rest.first()? {
+        '\\' => {
+            let e = *rest.get(1)?;
+            let simple = match e {
+                'n' => Some('\n'),
+                't' => Some('\t'),
+                'v' => Some('\u{b}'),
+                'b' => Some('\u{8}'),
+                'r' => Some('\r'),
+                'f' => Some('\u{c}'),
+                'a' => Some('\u{7}'),
+                '\\' | '?' | '\'' | '"' => Some(e),
+                _ => None,
+            };
+            match simple {
+                Some(c) => (c, 2),
+                None => {
+                    let (radix, from, max) = if e == 'x' { (16, 2, 2) } else { (8, 1, 3) };
+                    let digits: String = rest[from..]
+                        .iter()
+                        .take(max)
+                        .take_while(|d| d.is_digit(radix))
+                        .collect();
+                    let v = u32::from_str_radix(&digits, radix).ok()?;
+                    (char::from_u32(v)?, from + digits.len())
+                }
+            }
+        }
+        '\'' => return None,
+        &c => (c, 1),
+    };
+    (rest.get(len) == Some(&'\'')).then_some((value, len + 1))
+}
+
 /// A number without sign: `0x1F`, `017` (octal), `42`; C suffixes `u`, `l` are accepted.
 fn parse_number(text: &str) -> Option<i128> {
     let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
@@ -249,6 +316,43 @@ pub fn lex(text: &str) -> Result<Vec<Token>, Diag> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn idl_operators_and_char_literals() {
+        let mut lx = Lexer::with_idl(true);
+        let mut out = Vec::new();
+        lx.line("a-1 << 'x' '\\n' '\\x41' ~b % c ^ d / e", 0, 1, &mut out)
+            .unwrap();
+        let toks: Vec<Tok> = out.into_iter().map(|t| t.tok).collect();
+        assert_eq!(
+            toks,
+            vec![
+                Tok::Ident("a".into()),
+                Tok::Punct('-'),
+                Tok::Number(1),
+                Tok::Punct('<'),
+                Tok::Punct('<'),
+                Tok::Char('x'),
+                Tok::Char('\n'),
+                Tok::Char('A'),
+                Tok::Punct('~'),
+                Tok::Ident("b".into()),
+                Tok::Punct('%'),
+                Tok::Ident("c".into()),
+                Tok::Punct('^'),
+                Tok::Ident("d".into()),
+                Tok::Punct('/'),
+                Tok::Ident("e".into()),
+            ]
+        );
+        let e = Lexer::with_idl(true)
+            .line("  'ab'", 0, 1, &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(
+            (e.pos.col, e.message.as_str()),
+            (3, "invalid character literal")
+        );
+    }
 
     fn toks(s: &str) -> Vec<Tok> {
         lex(s).unwrap().into_iter().map(|t| t.tok).collect()

@@ -59,6 +59,8 @@ pub struct Options {
     pub include_dirs: Vec<PathBuf>,
     /// Names defined before the first line, with their value tokens (maybe none).
     pub defines: Vec<(String, String)>,
+    /// Lex CORBA IDL (see [`Lexer::with_idl`]) and pass `#pragma` lines on as tokens.
+    pub idl: bool,
 }
 
 /// One open conditional.
@@ -119,7 +121,7 @@ impl Pp<'_> {
     fn file(&mut self, path: &Path, text: &str, depth: usize) -> Result<(), Diag> {
         let file = self.sources.add(path, text);
         let lines = self.sources.files[file].1.clone();
-        let mut lx = Lexer::new();
+        let mut lx = Lexer::with_idl(self.opts.idl);
         let mut conds: Vec<Cond> = Vec::new();
         for (n, line) in lines.iter().enumerate() {
             let lineno = n as u32 + 1;
@@ -322,6 +324,13 @@ impl Pp<'_> {
                 })?;
                 self.file(&found, &text, depth + 1)?;
             }
+            "pragma" if self.opts.idl => {
+                lx.skip_line(&padded, file, line);
+                self.out.push(Token {
+                    tok: Tok::Pragma(args.trim().to_string()),
+                    pos: at(hash_col),
+                });
+            }
             "pragma" | "ident" | "" => lx.skip_line(&padded, file, line),
             "error" => {
                 return Err(Diag::new(at(hash_col), format!("#error{args}")));
@@ -458,6 +467,7 @@ mod tests {
                 .iter()
                 .map(|d| (d.to_string(), String::new()))
                 .collect(),
+            idl: false,
         };
         let (_, toks) = preprocess_str(Path::new("t.x"), text, &opts)?;
         Ok(toks
@@ -467,6 +477,8 @@ mod tests {
                 Tok::Number(n) => n.to_string(),
                 Tok::Str(s) => format!("{s:?}"),
                 Tok::Punct(c) => c.to_string(),
+                Tok::Char(c) => format!("{c:?}"),
+                Tok::Pragma(p) => format!("#pragma {p}"),
             })
             .collect())
     }
@@ -505,6 +517,7 @@ mod tests {
         let opts = Options {
             include_dirs: vec![inc.clone()],
             defines: vec![],
+            idl: false,
         };
         // b.x's own directory (inc) has no a.x: it is not found from there.
         let text = "#include \"inc/b.x\"\nz";

@@ -61,7 +61,7 @@ impl Parser<'_> {
                         Tok::Ident(s) => s.len(),
                         Tok::Number(n) => n.to_string().len(),
                         Tok::Str(s) => s.len() + 2,
-                        Tok::Punct(_) => 1,
+                        Tok::Punct(_) | Tok::Char(_) | Tok::Pragma(_) => 1,
                     };
                     Pos {
                         col: t.pos.col + len as u32,
