@@ -23,6 +23,7 @@
 //! Errors ([`Error`]) read like rustc's: `file:line:col: message`, the source line and a caret.
 
 mod error;
+pub mod idl;
 mod lexer;
 mod preprocess;
 pub mod xdr;

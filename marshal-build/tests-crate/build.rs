@@ -51,6 +51,23 @@ fn main() {
         }
         compile(&cfg, &rpcsvc.join(format!("{name}.x")));
     }
+
+    // CORBA IDL: the Flick interop IDL, and one file with every construct.
+    // In `$OUT_DIR/idl`: `flick.x` already gives `$OUT_DIR/flick.rs`.
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("idl");
+    std::fs::create_dir_all(&out).expect("create $OUT_DIR/idl");
+    for idl in [
+        here.join("../../peers/omniorb/idl/flick.idl"),
+        here.join("idl/all.idl"),
+    ] {
+        if let Err(e) = marshal_build::idl::Config::new()
+            .out_dir(&out)
+            .compile(&[&idl])
+        {
+            panic!("\n{e}");
+        }
+    }
 }
 
 fn compile(cfg: &marshal_build::xdr::Config, file: &Path) {

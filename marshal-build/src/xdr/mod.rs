@@ -2,7 +2,7 @@
 //! with what rpcgen accepts in real files (see [`Config`]).
 
 mod ast;
-mod generate;
+pub(crate) mod generate;
 mod parse;
 
 use std::path::{Path, PathBuf};

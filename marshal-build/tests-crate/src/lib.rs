@@ -59,3 +59,13 @@ generated!(
     yp,
     yppasswd,
 );
+
+/// Generated from `peers/omniorb/idl/flick.idl` (CORBA IDL).
+pub mod flick_idl {
+    include!(concat!(env!("OUT_DIR"), "/idl/flick.rs"));
+}
+
+/// Generated from `idl/all.idl` (every construct of the IDL front end).
+pub mod all_idl {
+    include!(concat!(env!("OUT_DIR"), "/idl/all.rs"));
+}
