@@ -44,6 +44,7 @@ enum Item {
     Little(kw::little),
     Unit(kw::unit, syn::Ident),
     Bits(kw::bits, LitInt, LitInt),
+    Crate(Token![crate], syn::LitStr),
 }
 
 /// One item inside `layout(...)`.
@@ -89,6 +90,10 @@ impl Parse for Item {
             Ok(Item::DefaultMissing(input.parse()?))
         } else if la.peek(kw::manual_drop) {
             Ok(Item::ManualDrop(input.parse()?))
+        } else if la.peek(Token![crate]) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(Item::Crate(k, input.parse()?))
         } else if la.peek(kw::discriminant) {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -141,6 +146,7 @@ impl Item {
             Item::Little(k) => k.span,
             Item::Unit(k, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Bits(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Crate(k, v) => k.span.join(v.span()).unwrap_or(k.span),
         }
     }
 }
@@ -280,6 +286,10 @@ impl Field {
                     span,
                     "`layout(...)` belongs on the struct; a field takes `at = N`",
                 )),
+                Item::Crate(..) => cx.syn_error(syn::Error::new(
+                    span,
+                    "`crate = \"...\"` belongs on the type, not on a field",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     span,
                     "a field takes `max_len = N`, or in a `layout` struct `at`, `big`, `little`, `unit`, `bits`",
@@ -340,6 +350,10 @@ impl Variant {
                     item.span(),
                     "`manual_drop` belongs on a list struct, not on a variant",
                 )),
+                Item::Crate(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`crate = \"...\"` belongs on the type, not on a variant",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     item.span(),
                     "layout annotations belong on a struct and its fields, not on a variant",
@@ -364,6 +378,8 @@ pub struct Container {
     /// `#[marshal(layout(size = N, align = N, in_place))]`: the struct's bytes are an exact,
     /// annotated layout.
     pub layout: Option<Spanned<ContainerLayout>>,
+    /// `#[marshal(crate = "path")]`: generated code names `path` instead of `::marshal`.
+    pub crate_path: Option<Spanned<syn::Path>>,
 }
 
 /// `layout(size = N, align = N[, in_place])`.
@@ -412,6 +428,16 @@ impl Container {
                     let span = item.span();
                     if let Some(l) = layout_args(cx, k.span, list) {
                         set_once(cx, &mut a.layout, l, span, "layout");
+                    }
+                }
+                Item::Crate(_, ref lit) => {
+                    let span = item.span();
+                    match lit.parse::<syn::Path>() {
+                        Ok(p) => set_once(cx, &mut a.crate_path, p, span, "crate"),
+                        Err(_) => cx.error_spanned_by(
+                            lit,
+                            "`crate` takes the path of the `marshal` crate as a string: `crate = \"marshal\"`",
+                        ),
                     }
                 }
                 other => cx.syn_error(syn::Error::new(

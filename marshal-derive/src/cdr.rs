@@ -26,7 +26,7 @@ use crate::ast::{Container, Data, Field, Fields, Variant};
 use crate::common::{arm_fields, construct, in_field, pattern, struct_flat};
 
 fn x() -> TokenStream {
-    quote!(::marshal::__private::iiop)
+    crate::root::private("iiop")
 }
 
 pub fn expand(cont: &Container<'_>) -> TokenStream {

@@ -18,7 +18,7 @@ use crate::ast::{Container, Data, Field, Fields, Variant};
 use crate::common::{arm_fields, construct, in_field, pattern};
 
 fn x() -> TokenStream {
-    quote!(::marshal::__private::xdr)
+    crate::root::private("xdr")
 }
 
 /// Which trait an expression is for.

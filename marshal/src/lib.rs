@@ -78,6 +78,19 @@
 //! ```
 //!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
+//! - `#[marshal(crate = "path")]` on the type: generated code reaches this crate as `path`
+//!   (`path::__private::…`) instead of `::marshal`, for a crate that renames the dependency
+//!   (`m = { package = "marshal", … }` in `Cargo.toml`) or re-exports it:
+//!
+//! ```
+//! # #[cfg(feature = "xdr")] {
+//! use marshal as m; // as a renamed dependency would be
+//!
+//! #[derive(m::Marshal)]
+//! #[marshal(crate = "m")]
+//! struct Ping { seq: u32 }
+//! # }
+//! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
