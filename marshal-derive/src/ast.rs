@@ -113,6 +113,12 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
+        if let (Some(span), Data::CEnum(_)) = (attrs.encode_only, &data) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`encode_only` applies to a struct or union (one that borrows what it sends); a C-like enum always decodes",
+            ));
+        }
         if let Some(span) = attrs.manual_drop {
             if !matches!(&data, Data::Struct(f) if f.tail_link) {
                 cx.syn_error(syn::Error::new(

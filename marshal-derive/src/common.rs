@@ -129,15 +129,21 @@ pub fn impls(
         .insert(0, syn::GenericParam::Lifetime(de));
     let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
 
+    // `encode_only`: a type that borrows what it sends (`&'a T`) has no decoding.
+    let dec = cont.attrs.encode_only.is_none().then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
+                #dec_items
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_g #x::Encode for #ident #ty_g #where_g {
             #enc_items
         }
-        #[automatically_derived]
-        impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
-            #dec_items
-        }
+        #dec
     }
 }
 

@@ -133,6 +133,30 @@
 //! ```
 //!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
+//! - `#[marshal(encode_only)]` on a struct or union: only encoders are generated, for a type
+//!   that borrows what it sends (`&'a T` fields, `T` any encodable type: an argument struct
+//!   holding a file handle by reference). Decoding it does not compile; decode an owned twin
+//!   (`T` instead of `&'a T`), which has the same encoding. Fields `&'a str` and `&'a [u8]`
+//!   decode (borrowing from the input) and need no attribute.
+//!
+//! ```
+//! # #[cfg(feature = "xdr")] {
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal)]
+//! struct NfsFh3 { #[marshal(max_len = 64)] data: Vec<u8> }
+//!
+//! #[derive(Marshal)]
+//! #[marshal(encode_only)]
+//! struct Read3args<'a> { file: &'a NfsFh3, offset: u64, count: u32 }
+//!
+//! let fh = NfsFh3 { data: vec![1, 2, 3] };
+//! let bytes = marshal::xdr::to_vec(&Read3args { file: &fh, offset: 0, count: 512 })?;
+//! assert_eq!(bytes.len(), 8 + 8 + 4);
+//! # }
+//! # Ok::<(), marshal::Error>(())
+//! ```
+//!
 //! - `#[marshal(crate = "path")]` on the type: generated code reaches this crate as `path`
 //!   (`path::__private::…`) instead of `::marshal`, for a crate that renames the dependency
 //!   (`m = { package = "marshal", … }` in `Cargo.toml`) or re-exports it:

@@ -263,3 +263,71 @@ fn corba_unions_without_default_keep_no_member() {
     assert!(marshal::xdr::from_slice::<Corba>(&[0, 0, 0, 77]).is_err());
     assert!(marshal::xdr::to_vec(&Corba::None(77)).is_err());
 }
+
+/// `nfs_fh3`.
+#[derive(marshal::Marshal, Debug, Clone, PartialEq)]
+struct NfsFh3 {
+    #[marshal(max_len = 64)]
+    data: Vec<u8>,
+}
+
+/// An argument struct that borrows the file handle it sends: encoders only.
+#[derive(marshal::Marshal)]
+#[marshal(encode_only)]
+struct Read3args<'a> {
+    file: &'a NfsFh3,
+    offset: u64,
+    count: u32,
+}
+
+/// What the server decodes.
+#[derive(marshal::Marshal, Debug, PartialEq)]
+struct Read3argsOwned {
+    file: NfsFh3,
+    offset: u64,
+    count: u32,
+}
+
+/// A union arm may borrow too.
+#[derive(marshal::Marshal)]
+#[marshal(encode_only)]
+enum Which<'a> {
+    #[marshal(tag = 1)]
+    Handle(&'a NfsFh3),
+    #[marshal(tag = 2)]
+    Nothing,
+}
+
+#[test]
+fn encode_only_types_borrow_what_they_send() {
+    let fh = NfsFh3 {
+        data: vec![1, 2, 3],
+    };
+    let args = Read3args {
+        file: &fh,
+        offset: 4096,
+        count: 512,
+    };
+    let owned = Read3argsOwned {
+        file: fh.clone(),
+        offset: 4096,
+        count: 512,
+    };
+    let x = marshal::xdr::to_vec(&args).unwrap();
+    assert_eq!(x, marshal::xdr::to_vec(&owned).unwrap());
+    assert_eq!(
+        marshal::xdr::from_slice::<Read3argsOwned>(&x).unwrap(),
+        owned
+    );
+    for o in [ByteOrder::Big, ByteOrder::Little] {
+        let c = marshal::cdr::to_vec(&args, o).unwrap();
+        assert_eq!(c, marshal::cdr::to_vec(&owned, o).unwrap());
+        assert_eq!(
+            marshal::cdr::from_slice::<Read3argsOwned>(&c, o).unwrap(),
+            owned
+        );
+    }
+    let x = marshal::xdr::to_vec(&Which::Handle(&fh)).unwrap();
+    assert_eq!(x, [0, 0, 0, 1, 0, 0, 0, 3, 1, 2, 3, 0]);
+    assert_eq!(marshal::xdr::to_vec(&Which::Nothing).unwrap(), [0, 0, 0, 2]);
+}
