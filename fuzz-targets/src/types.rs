@@ -81,9 +81,9 @@ pub enum Small {
     /// Void.
     #[marshal(tag = 3)]
     Void,
-    /// Anything else.
+    /// Anything else: the octet it was decoded with.
     #[marshal(default)]
-    Rest(i32),
+    Rest(u8),
 }
 
 /// `struct node { unsigned id; node *next; }`: an optional-data list, coded with a loop.

@@ -65,6 +65,8 @@ pub enum ErrorKind {
     TooLong { len: usize },
     /// A `default` union arm holding a discriminant that belongs to another variant.
     DiscriminantTaken { value: i64, variant: &'static str },
+    /// A union arm with several labels holding a discriminant that is none of them.
+    NotALabel { value: i64, variant: &'static str },
     /// More elements than the configured limit.
     TooManyElements { count: u64, limit: u64 },
     /// Decoding would allocate more than the input justifies: `needed` bytes where the limit
@@ -248,6 +250,10 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DiscriminantTaken { value, variant } => write!(
                 f,
                 "default arm holds discriminant {value}, which belongs to variant {variant}"
+            ),
+            ErrorKind::NotALabel { value, variant } => write!(
+                f,
+                "variant {variant} holds discriminant {value}, which is none of its labels"
             ),
             ErrorKind::TooManyElements { count, limit } => {
                 write!(f, "{count} elements exceed the limit of {limit}")

@@ -55,11 +55,28 @@ pub struct Field<'a> {
 
 pub struct Variant<'a> {
     pub ident: &'a syn::Ident,
-    pub tag: i32,
-    pub tag_span: Span,
+    /// Its labels (`case` values): `#[marshal(tag = ..)]`, one per label, or its index. Empty
+    /// for the `default` and `no_member` arms.
+    pub tags: Vec<attr::Tag>,
     pub fields: Fields<'a>,
     /// The `default:` arm: its first field is the discriminant, the optional second the body.
     pub is_default: bool,
+    /// CDR's implicit `default` without a member (`#[marshal(no_member)] None(D)`): every
+    /// discriminant no arm lists decodes into it in CDR; XDR never produces it.
+    pub no_member: bool,
+}
+
+impl Variant<'_> {
+    /// Whether the arm's first field holds the discriminant (the `default` and `no_member`
+    /// arms, and arms with several labels): re-encoding writes the one decoded.
+    pub fn holds_discriminant(&self) -> bool {
+        self.is_default || self.no_member || self.tags.len() > 1
+    }
+
+    /// Whether the arm matches listed labels (not `default` or `no_member`).
+    pub fn is_tagged(&self) -> bool {
+        !self.is_default && !self.no_member
+    }
 }
 
 impl<'a> Container<'a> {
@@ -96,6 +113,12 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
+        if let (Some(span), Data::CEnum(_)) = (attrs.encode_only, &data) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`encode_only` applies to a struct or union (one that borrows what it sends); a C-like enum always decodes",
+            ));
+        }
         if let Some(span) = attrs.manual_drop {
             if !matches!(&data, Data::Struct(f) if f.tail_link) {
                 cx.syn_error(syn::Error::new(
@@ -151,7 +174,9 @@ fn enum_from_ast<'a>(
         .variants
         .iter()
         .all(|v| matches!(v.fields, syn::Fields::Unit))
-        && attrs.iter().all(|a| a.tag.is_none() && a.default.is_none());
+        && attrs
+            .iter()
+            .all(|a| a.tags.is_empty() && a.default.is_none() && a.no_member.is_none());
     if c_like {
         return Some(Data::CEnum(e.variants.iter().map(|v| &v.ident).collect()));
     }
@@ -165,57 +190,99 @@ fn enum_from_ast<'a>(
         }
         let fields = Fields::from_ast(cx, &v.fields, None);
         let is_default = a.default.is_some();
+        let no_member = a.no_member.is_some();
+        let holds = |span: Span, what: &str| {
+            if fields.style != Style::Tuple || !(1..=2).contains(&fields.fields.len()) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!(
+                        "{what} holds the discriminant in its first field: it must be a tuple \
+                         variant `Name(D)` or `Name(D, Body)`, `D` the union's discriminant type"
+                    ),
+                ));
+            }
+        };
         if let Some(span) = a.default {
-            if let Some(t) = a.tag {
+            if let Some(t) = a.tags.first() {
                 cx.syn_error(syn::Error::new(
                     t.span,
                     "the `default` arm takes every other discriminant; it has no `tag`",
                 ));
             }
-            if fields.style != Style::Tuple || !(1..=2).contains(&fields.fields.len()) {
+            if let Some(n) = a.no_member {
                 cx.syn_error(syn::Error::new(
-                    span,
-                    "the `default` arm must be a tuple variant: `Other(i32)` or `Other(i32, Body)`",
+                    n,
+                    "an arm is either `default` or `no_member`, not both",
                 ));
             }
+            holds(span, "the `default` arm");
+        } else if let Some(span) = a.no_member {
+            if let Some(t) = a.tags.first() {
+                cx.syn_error(syn::Error::new(
+                    t.span,
+                    "the `no_member` arm takes every discriminant no arm lists; it has no `tag`",
+                ));
+            }
+            if fields.style != Style::Tuple || fields.fields.len() != 1 {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "the `no_member` arm holds only the discriminant: it must be a tuple \
+                     variant `Name(D)`, `D` the union's discriminant type",
+                ));
+            }
+        } else if a.tags.len() > 1 {
+            holds(a.tags[1].span, "an arm with several labels");
         }
-        let (tag, tag_span) = match a.tag {
-            Some(t) => (t.value, t.span),
-            None => match i32::try_from(i) {
-                Ok(t) => (t, v.ident.span()),
-                Err(_) => (0, v.ident.span()),
-            },
+        let tags = if is_default || no_member || !a.tags.is_empty() {
+            a.tags
+        } else {
+            let l = proc_macro2::Literal::usize_unsuffixed(i);
+            vec![attr::Tag {
+                tokens: quote::quote_spanned!(v.ident.span()=> #l),
+                key: i.to_string(),
+                int: i64::try_from(i).ok(),
+                span: v.ident.span(),
+            }]
         };
         variants.push(Variant {
             ident: &v.ident,
-            tag,
-            tag_span,
+            tags,
             fields,
             is_default,
+            no_member,
         });
     }
     check_union(cx, &variants);
     Some(Data::Union(variants))
 }
 
-/// Two arms with one discriminant, or more than one `default` arm, are errors.
+/// Two arms with one label, or more than one `default` or `no_member` arm, or both, are
+/// errors. (Labels are compared as written: two spellings of one value are rustc's
+/// unreachable-pattern warning.)
 fn check_union(cx: &Ctxt, variants: &[Variant<'_>]) {
-    let mut defaults = variants.iter().filter(|v| v.is_default);
-    if defaults.next().is_some() {
-        for extra in defaults {
-            cx.error_spanned_by(extra.ident, "a union has at most one `default` arm");
+    let mut catch_all = variants.iter().filter(|v| v.is_default || v.no_member);
+    if catch_all.next().is_some() {
+        for extra in catch_all {
+            cx.error_spanned_by(
+                extra.ident,
+                "a union has at most one `default` or `no_member` arm",
+            );
         }
     }
-    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
-    for (i, v) in tagged.iter().enumerate() {
-        if let Some(first) = tagged[..i].iter().find(|w| w.tag == v.tag) {
-            cx.syn_error(syn::Error::new(
-                v.tag_span,
-                format!(
-                    "discriminant {} is already used by variant `{}`",
-                    v.tag, first.ident
-                ),
-            ));
+    let mut seen: Vec<(&str, &syn::Ident)> = Vec::new();
+    for v in variants {
+        for t in &v.tags {
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == t.key) {
+                cx.syn_error(syn::Error::new(
+                    t.span,
+                    format!(
+                        "discriminant {} is already used by variant `{}`",
+                        t.key, first
+                    ),
+                ));
+            } else {
+                seen.push((&t.key, v.ident));
+            }
         }
     }
 }

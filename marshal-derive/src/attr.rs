@@ -24,12 +24,16 @@ mod kw {
     syn::custom_keyword!(little);
     syn::custom_keyword!(unit);
     syn::custom_keyword!(bits);
+    syn::custom_keyword!(no_member);
+    syn::custom_keyword!(encode_only);
 }
 
 /// One item inside `#[marshal(...)]`.
 enum Item {
     MaxLen(kw::max_len, LitInt),
-    Tag(kw::tag, Option<Token![-]>, LitInt),
+    Tag(kw::tag, TagValue),
+    NoMember(kw::no_member),
+    EncodeOnly(kw::encode_only),
     Default(kw::default),
     Discriminant(kw::discriminant, Box<syn::Type>),
     DefaultMissing(kw::default_missing),
@@ -44,6 +48,42 @@ enum Item {
     Little(kw::little),
     Unit(kw::unit, syn::Ident),
     Bits(kw::bits, LitInt, LitInt),
+    Crate(Token![crate], syn::LitStr),
+}
+
+/// The value of `tag = ...`: an integer literal (negative allowed), `true` / `false`, or the
+/// path of a constant (an enum's variant, a `const`).
+pub enum TagValue {
+    Int(Option<Token![-]>, LitInt),
+    Bool(syn::LitBool),
+    Path(syn::Path),
+}
+
+impl Parse for TagValue {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.peek(Token![-]) || input.peek(LitInt) {
+            Ok(TagValue::Int(input.parse()?, input.parse()?))
+        } else if input.peek(syn::LitBool) {
+            Ok(TagValue::Bool(input.parse()?))
+        } else {
+            input.parse().map(TagValue::Path).map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "a `tag` is an integer literal, `true`, `false` or a constant's path",
+                )
+            })
+        }
+    }
+}
+
+impl TagValue {
+    fn span(&self) -> Span {
+        match self {
+            TagValue::Int(_, v) => v.span(),
+            TagValue::Bool(b) => b.span,
+            TagValue::Path(p) => p.span(),
+        }
+    }
 }
 
 /// One item inside `layout(...)`.
@@ -82,13 +122,21 @@ impl Parse for Item {
         } else if la.peek(kw::tag) {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
-            Ok(Item::Tag(k, input.parse()?, input.parse()?))
+            Ok(Item::Tag(k, input.parse()?))
+        } else if la.peek(kw::no_member) {
+            Ok(Item::NoMember(input.parse()?))
+        } else if la.peek(kw::encode_only) {
+            Ok(Item::EncodeOnly(input.parse()?))
         } else if la.peek(kw::default) {
             Ok(Item::Default(input.parse()?))
         } else if la.peek(kw::default_missing) {
             Ok(Item::DefaultMissing(input.parse()?))
         } else if la.peek(kw::manual_drop) {
             Ok(Item::ManualDrop(input.parse()?))
+        } else if la.peek(Token![crate]) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(Item::Crate(k, input.parse()?))
         } else if la.peek(kw::discriminant) {
             let k = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -130,7 +178,9 @@ impl Item {
     fn span(&self) -> Span {
         match self {
             Item::MaxLen(k, v) => k.span.join(v.span()).unwrap_or(k.span),
-            Item::Tag(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Tag(k, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::NoMember(k) => k.span,
+            Item::EncodeOnly(k) => k.span,
             Item::Default(k) => k.span,
             Item::Discriminant(k, t) => k.span.join(t.span()).unwrap_or(k.span),
             Item::DefaultMissing(k) => k.span,
@@ -141,6 +191,7 @@ impl Item {
             Item::Little(k) => k.span,
             Item::Unit(k, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Bits(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Crate(k, v) => k.span.join(v.span()).unwrap_or(k.span),
         }
     }
 }
@@ -280,6 +331,14 @@ impl Field {
                     span,
                     "`layout(...)` belongs on the struct; a field takes `at = N`",
                 )),
+                Item::Crate(..) => cx.syn_error(syn::Error::new(
+                    span,
+                    "`crate = \"...\"` belongs on the type, not on a field",
+                )),
+                Item::EncodeOnly(..) => cx.syn_error(syn::Error::new(
+                    span,
+                    "`encode_only` belongs on the type, not on a field",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     span,
                     "a field takes `max_len = N`, or in a `layout` struct `at`, `big`, `little`, `unit`, `bits`",
@@ -290,10 +349,27 @@ impl Field {
     }
 }
 
+/// One label of a union arm (`tag = ...`), as generated code writes it: an expression of the
+/// discriminant's type that is also a pattern.
+pub struct Tag {
+    /// The label's tokens (`-7`, `true`, `Status::Ok`).
+    pub tokens: proc_macro2::TokenStream,
+    /// What two labels are compared by to find duplicates: the value of an integer, else
+    /// the text.
+    pub key: String,
+    /// An integer label's value (whether it fits the discriminant is the wire's rule, asserted
+    /// in the generated code).
+    pub int: Option<i64>,
+    pub span: Span,
+}
+
 #[derive(Default)]
 pub struct Variant {
-    pub tag: Option<Spanned<i32>>,
+    /// Its labels, in order (`tag = A, tag = B`: `case A: case B:`).
+    pub tags: Vec<Tag>,
     pub default: Option<Span>,
+    /// `#[marshal(no_member)]`: CDR's implicit default without a member.
+    pub no_member: Option<Span>,
 }
 
 impl Variant {
@@ -301,20 +377,77 @@ impl Variant {
         let mut a = Variant::default();
         for item in items(cx, &variant.attrs) {
             match item {
-                Item::Tag(_, ref neg, ref v) => {
-                    let text = format!(
-                        "{}{}",
-                        if neg.is_some() { "-" } else { "" },
-                        v.base10_digits()
-                    );
-                    match text.parse::<i32>() {
-                        Ok(n) => set_once(cx, &mut a.tag, n, item.span(), "tag"),
-                        Err(_) => cx.syn_error(syn::Error::new(
-                            item.span(),
-                            "`tag` must be an i32 literal",
-                        )),
+                Item::Tag(_, ref v) => {
+                    let span = item.span();
+                    let tag = match v {
+                        TagValue::Int(neg, lit) => {
+                            let text = format!(
+                                "{}{}",
+                                if neg.is_some() { "-" } else { "" },
+                                lit.base10_digits()
+                            );
+                            match text.parse::<i64>() {
+                                Ok(n) => {
+                                    let abs =
+                                        proc_macro2::Literal::u64_unsuffixed(n.unsigned_abs());
+                                    let tokens = if n < 0 {
+                                        quote::quote_spanned!(lit.span()=> -#abs)
+                                    } else {
+                                        quote::quote_spanned!(lit.span()=> #abs)
+                                    };
+                                    Some(Tag {
+                                        tokens,
+                                        key: n.to_string(),
+                                        int: Some(n),
+                                        span,
+                                    })
+                                }
+                                Err(_) => {
+                                    cx.syn_error(syn::Error::new(
+                                        span,
+                                        "`tag` must be an integer literal that fits an i64",
+                                    ));
+                                    None
+                                }
+                            }
+                        }
+                        TagValue::Bool(b) => Some(Tag {
+                            tokens: quote::quote!(#b),
+                            key: b.value.to_string(),
+                            int: None,
+                            span,
+                        }),
+                        TagValue::Path(p) => Some(Tag {
+                            tokens: quote::quote!(#p),
+                            key: quote::quote!(#p).to_string(),
+                            int: None,
+                            span,
+                        }),
+                    };
+                    if let Some(tag) = tag {
+                        if a.tags.iter().any(|t| t.key == tag.key) {
+                            cx.syn_error(syn::Error::new(
+                                span,
+                                format!("duplicate label `{}` on this arm", tag.key),
+                            ));
+                        } else {
+                            a.tags.push(tag);
+                        }
                     }
                 }
+                Item::NoMember(_) => {
+                    if a.no_member.is_some() {
+                        cx.syn_error(syn::Error::new(
+                            item.span(),
+                            "duplicate `no_member` attribute",
+                        ));
+                    }
+                    a.no_member = Some(item.span());
+                }
+                Item::EncodeOnly(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`encode_only` belongs on the type, not on a variant",
+                )),
                 Item::Default(_) => {
                     if a.default.is_some() {
                         cx.syn_error(syn::Error::new(
@@ -340,6 +473,10 @@ impl Variant {
                     item.span(),
                     "`manual_drop` belongs on a list struct, not on a variant",
                 )),
+                Item::Crate(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`crate = \"...\"` belongs on the type, not on a variant",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     item.span(),
                     "layout annotations belong on a struct and its fields, not on a variant",
@@ -364,6 +501,11 @@ pub struct Container {
     /// `#[marshal(layout(size = N, align = N, in_place))]`: the struct's bytes are an exact,
     /// annotated layout.
     pub layout: Option<Spanned<ContainerLayout>>,
+    /// `#[marshal(crate = "path")]`: generated code names `path` instead of `::marshal`.
+    pub crate_path: Option<Spanned<syn::Path>>,
+    /// `#[marshal(encode_only)]`: only encoders are generated (a type that borrows what it
+    /// sends, `&'a T`, cannot be decoded).
+    pub encode_only: Option<Span>,
 }
 
 /// `layout(size = N, align = N[, in_place])`.
@@ -412,6 +554,22 @@ impl Container {
                     let span = item.span();
                     if let Some(l) = layout_args(cx, k.span, list) {
                         set_once(cx, &mut a.layout, l, span, "layout");
+                    }
+                }
+                Item::EncodeOnly(k) => {
+                    if a.encode_only.is_some() {
+                        cx.syn_error(syn::Error::new(k.span, "duplicate `encode_only` attribute"));
+                    }
+                    a.encode_only = Some(k.span);
+                }
+                Item::Crate(_, ref lit) => {
+                    let span = item.span();
+                    match lit.parse::<syn::Path>() {
+                        Ok(p) => set_once(cx, &mut a.crate_path, p, span, "crate"),
+                        Err(_) => cx.error_spanned_by(
+                            lit,
+                            "`crate` takes the path of the `marshal` crate as a string: `crate = \"marshal\"`",
+                        ),
                     }
                 }
                 other => cx.syn_error(syn::Error::new(

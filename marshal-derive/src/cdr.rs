@@ -26,7 +26,7 @@ use crate::ast::{Container, Data, Field, Fields, Variant};
 use crate::common::{arm_fields, construct, in_field, pattern, struct_flat};
 
 fn x() -> TokenStream {
-    quote!(::marshal::__private::iiop)
+    crate::root::private("iiop")
 }
 
 pub fn expand(cont: &Container<'_>) -> TokenStream {
@@ -36,20 +36,21 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
         Data::Struct(f) if f.tail_link => struct_list(f),
         Data::Struct(f) => structure(f),
         Data::CEnum(vs) => c_enum(ident, vs),
+        Data::Union(vs) => union(ident, vs, &crate::common::discriminant(cont, &x)),
+    };
+    let tags = match &cont.data {
         Data::Union(vs) => {
-            let disc = match &cont.attrs.discriminant {
-                Some(d) => {
-                    let t = &d.value;
-                    quote!(#t)
-                }
-                None => quote!(#x::DefaultDiscriminant),
-            };
-            union(ident, vs, &disc)
+            crate::common::tag_checks(ident, vs, &x, &crate::common::discriminant(cont, &x))
         }
+        _ => TokenStream::new(),
     };
     let checks = crate::common::max_len_checks(cont, &x, "a CDR");
     let impls = crate::common::impls(cont, &x, enc_items, dec_items);
-    quote!(#checks #impls)
+    let disc = match &cont.data {
+        Data::CEnum(vs) => c_enum_discriminant(ident, vs),
+        _ => TokenStream::new(),
+    };
+    quote!(#checks #tags #impls #disc)
 }
 
 /// Statement: advance `__pos` past the field at `place`.
@@ -391,6 +392,14 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
     )
 }
 
+/// The labels of an arm as one pattern: `A | B`.
+fn labels(v: &Variant<'_>) -> TokenStream {
+    let tags = v.tags.iter().map(|t| &t.tokens);
+    quote!(#(#tags)|*)
+}
+
+/// A union. CORBA's implicit default (a discriminant no arm lists, in a union without
+/// `default`) is the `no_member` arm: decoded and encoded as a `default` arm without a body.
 fn union(
     ident: &syn::Ident,
     variants: &[Variant<'_>],
@@ -398,24 +407,16 @@ fn union(
 ) -> (TokenStream, TokenStream) {
     let x = x();
     let type_name = ident.to_string();
-    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
-    let checks = tagged.iter().map(|v| {
-        let tag = Literal::i64_unsuffixed(i64::from(v.tag));
-        let msg = format!(
-            "the tag of `{ident}::{}` does not fit the union's discriminant type",
-            v.ident
-        );
-        quote_spanned!(v.tag_span=> const _: () = ::core::assert!(
-            #x::tag_fits(#tag, <#disc as #x::Discriminant>::MIN, <#disc as #x::Discriminant>::MAX),
-            #msg
-        );)
-    });
+    let d = quote!(<#disc as #x::Discriminant>);
+    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| v.is_tagged()).collect();
 
     let mut end_arms = Vec::new();
     let mut enc_arms = Vec::new();
     let mut dec_arms = Vec::new();
+    let mut dec_rest = None;
     for v in variants {
         let vid = v.ident;
+        let vname = vid.to_string();
         let pat = pattern(quote!(Self::#vid), &v.fields);
         let body = arm_fields(v);
         let places: Vec<TokenStream> = body
@@ -426,66 +427,71 @@ fn union(
             })
             .collect();
         let ends = body.iter().zip(&places).map(|(f, p)| field_end(f, p));
-        let unused = v.is_default.then(|| {
-            let d = &v.fields.fields[0].binding;
-            quote!(let _ = #d;)
-        });
-        end_arms.push(quote! { #pat => { #unused #(#ends)* ::core::result::Result::Ok(__pos) } });
-        let encs = body.iter().zip(&places).map(|(f, p)| field_encode(f, p));
-        let decs = body.iter().map(field_decode);
-        if v.is_default {
-            let d = &v.fields.fields[0].binding;
-            let vname = |u: &&Variant<'_>| u.ident.to_string();
-            let taken_tags = tagged.iter().map(|u| Literal::i32_unsuffixed(u.tag));
-            let taken_names = tagged.iter().map(vname);
-            let dty = v.fields.fields[0].ty;
-            let get = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::get(#d));
-            let from = quote_spanned!(dty.span()=> <#dty as #x::ArmDiscriminant>::from_i32);
+        end_arms.push(quote! { #pat => { #(#ends)* ::core::result::Result::Ok(__pos) } });
+        let encs: Vec<TokenStream> = body
+            .iter()
+            .zip(&places)
+            .map(|(f, p)| field_encode(f, p))
+            .collect();
+        let decs: Vec<TokenStream> = body.iter().map(field_decode).collect();
+        let value = construct(quote!(Self::#vid), &v.fields, None);
+        if v.holds_discriminant() {
+            let first = &v.fields.fields[0];
+            let (b, ty) = (&first.binding, first.ty);
+            let arm = quote_spanned!(ty.span()=> <#ty as #x::ArmDiscriminant<#disc>>);
+            let check = if v.is_tagged() {
+                let l = labels(v);
+                quote!(match *__dv { #l => {} _ => return ::core::result::Result::Err(#d::not_a_label(__dv, __w, #vname)) })
+            } else {
+                let taken = tagged.iter().map(|t| {
+                    let l = labels(t);
+                    let tname = t.ident.to_string();
+                    quote!(#l => return ::core::result::Result::Err(#d::taken(__dv, __w, #tname)),)
+                });
+                quote!(match *__dv { #(#taken)* _ => {} })
+            };
             enc_arms.push(quote! {
                 #pat => {
-                    let __dv = #get;
-                    match __dv {
-                        #(#taken_tags => return ::core::result::Result::Err(
-                            #x::discriminant_taken(__w, __dv, #taken_names)),)*
-                        _ => {}
-                    }
-                    <#disc as #x::Discriminant>::put_default(__w, __dv, __o)?;
+                    let __dv = #arm::get(#b);
+                    #check
+                    #d::put(__dv, __w, __o)?;
                     #(#encs)*
                 }
             });
-            let value = construct(quote!(Self::#vid), &v.fields, None);
-            dec_arms.push(quote! {
-                _ => {
-                    let #d = #from(#x::default_discriminant(__r, __d)?);
-                    #(#decs)*
-                    #value
-                }
-            });
+            let arm_body = quote! {
+                let #b = #arm::from_discriminant(__d);
+                #(#decs)*
+                #value
+            };
+            if v.is_tagged() {
+                let l = labels(v);
+                dec_arms.push(quote! { #l => { #arm_body } });
+            } else {
+                dec_rest = Some(quote! { __d => { #arm_body } });
+            }
         } else {
-            let tag = Literal::i64_unsuffixed(i64::from(v.tag));
+            let tag = &v.tags[0].tokens;
+            let put = quote_spanned!(v.tags[0].span=> #d::put(&(#tag), __w, __o)?;);
             enc_arms.push(quote! {
                 #pat => {
-                    <#disc as #x::Discriminant>::put(__w, #tag, __o)?;
+                    #put
                     #(#encs)*
                 }
             });
-            let value = construct(quote!(Self::#vid), &v.fields, None);
             dec_arms.push(quote! { #tag => { #(#decs)* #value } });
         }
     }
-    if !variants.iter().any(|v| v.is_default) {
-        dec_arms.push(quote! {
-            _ => return ::core::result::Result::Err(#x::unknown_discriminant(
-                __r, <#disc as #x::Discriminant>::WIDTH, __d, #type_name)),
-        });
-    }
+    dec_arms.push(dec_rest.unwrap_or_else(|| {
+        quote! {
+            __d => return ::core::result::Result::Err(#d::unknown(&__d, __r, #type_name)),
+        }
+    }));
     (
         quote! {
             #[inline]
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
-                #(#checks)*
                 let __depth = #x::descend(__depth)?;
-                let __pos = <#disc as #x::Discriminant>::end(__pos);
+                let __pos = #d::end(__pos);
                 match self { #(#end_arms)* }
             }
             #[inline]
@@ -495,15 +501,32 @@ fn union(
             }
         },
         quote! {
-            const MIN: usize = <#disc as #x::Discriminant>::WIDTH;
+            const MIN: usize = #d::WIDTH;
             #[inline]
             fn decode(__r: &mut #x::Reader<'__de>, __o: #x::ByteOrder) -> ::core::result::Result<Self, #x::Error> {
                 __r.enter()?;
-                let __d = <#disc as #x::Discriminant>::take(__r, __o)?;
+                let __d = #d::take(__r, __o)?;
                 let __v = match __d { #(#dec_arms)* };
                 __r.leave();
                 ::core::result::Result::Ok(__v)
             }
         },
     )
+}
+
+/// A C-like enum is a discriminant a union may switch on (`switch (Status s)`); errors show
+/// its ordinal, as the wire carries it.
+fn c_enum_discriminant(ident: &syn::Ident, variants: &[&syn::Ident]) -> TokenStream {
+    let x = x();
+    let ords: Vec<Literal> = (0..variants.len()).map(Literal::usize_unsuffixed).collect();
+    quote! {
+        #[automatically_derived]
+        impl #x::Discriminant for #ident {
+            const WIDTH: usize = #x::ENUM_MIN;
+            #[inline]
+            fn to_i64(&self) -> i64 {
+                match self { #(Self::#variants => #ords,)* }
+            }
+        }
+    }
 }

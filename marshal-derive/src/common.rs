@@ -45,9 +45,10 @@ pub fn pattern(path: TokenStream, fields: &Fields<'_>) -> TokenStream {
     }
 }
 
-/// The fields of an arm that follow the discriminant (all of them, except for `default`).
+/// The fields of an arm that follow the discriminant (all of them, except for an arm that
+/// holds it).
 pub fn arm_fields<'v>(v: &'v Variant<'v>) -> &'v [Field<'v>] {
-    if v.is_default {
+    if v.holds_discriminant() {
         &v.fields.fields[1..]
     } else {
         &v.fields.fields
@@ -128,15 +129,21 @@ pub fn impls(
         .insert(0, syn::GenericParam::Lifetime(de));
     let (dimpl_g, _, dwhere_g) = dec_generics.split_for_impl();
 
+    // `encode_only`: a type that borrows what it sends (`&'a T`) has no decoding.
+    let dec = cont.attrs.encode_only.is_none().then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
+                #dec_items
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_g #x::Encode for #ident #ty_g #where_g {
             #enc_items
         }
-        #[automatically_derived]
-        impl #dimpl_g #x::Decode<'__de> for #ident #ty_g #dwhere_g {
-            #dec_items
-        }
+        #dec
     }
 }
 
@@ -210,4 +217,38 @@ pub fn decode_into(
             ::core::result::Result::Ok(unsafe { __out.assume_init_mut() })
         }
     }
+}
+
+/// The type a union switches on: its `#[marshal(discriminant = T)]`, else the wire crate's
+/// `DefaultDiscriminant` (`x` is its private path).
+pub fn discriminant(cont: &crate::ast::Container<'_>, x: &TokenStream) -> TokenStream {
+    match &cont.attrs.discriminant {
+        Some(d) => {
+            let t = &d.value;
+            quote!(#t)
+        }
+        None => quote!(#x::DefaultDiscriminant),
+    }
+}
+
+/// One `const` assertion per integer label that it fits the union's discriminant type `disc`
+/// (the wire crate's `tag_fits`), each at its label: rustc does not report an overflowing
+/// literal in derive output, it would wrap.
+pub fn tag_checks(
+    ident: &syn::Ident,
+    variants: &[Variant<'_>],
+    x: &TokenStream,
+    disc: &TokenStream,
+) -> TokenStream {
+    let checks = variants.iter().flat_map(|v| {
+        v.tags.iter().filter_map(move |t| {
+            let n = proc_macro2::Literal::i128_unsuffixed(i128::from(t.int?));
+            let msg = format!(
+                "the label {} of `{ident}::{}` does not fit the union's discriminant type",
+                t.key, v.ident
+            );
+            Some(quote_spanned!(t.span=> const _: () = ::core::assert!(#x::tag_fits::<#disc>(#n), #msg);))
+        })
+    });
+    quote!(#(#checks)*)
 }

@@ -3,7 +3,8 @@
 //! The derive parses the type and its `#[marshal(...)]` attributes once into a typed model
 //! (`ast`), collecting every error with its span (`ctxt`), then generates code for each wire
 //! format whose cargo feature is on. Output is wrapped in `const _: () = { ... };` and reaches the
-//! runtime only through `::marshal::__private`.
+//! runtime only through `::marshal::__private` (or `path::__private` under
+//! `#[marshal(crate = "path")]`).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -19,6 +20,7 @@ mod layout;
 mod list_drop;
 #[cfg(feature = "ndr")]
 mod ndr;
+mod root;
 #[cfg(feature = "xdr")]
 mod xdr;
 
@@ -40,6 +42,7 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
         .and_then(|c| layout::Record::from_container(&cx, c, input));
     cx.check()?;
     let cont = cont.expect("no errors means a model");
+    let _root = root::Scope::enter(cont.attrs.crate_path.as_ref().map(|p| &p.value));
     let mut out = proc_macro2::TokenStream::new();
     let mut outside = proc_macro2::TokenStream::new();
     if let Some(l) = &layout {

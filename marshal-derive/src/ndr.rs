@@ -24,7 +24,7 @@ use crate::ast::{Container, Data};
 use crate::common::{construct, in_field};
 
 fn x() -> TokenStream {
-    quote!(::marshal::__private::ndr)
+    crate::root::private("ndr")
 }
 
 pub fn expand(cont: &Container<'_>) -> TokenStream {

@@ -10,7 +10,7 @@
 //! the class is `Fixed`, so no value is built and then moved. Rustc folds every `match` on a
 //! constant class, so only one branch survives.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -18,7 +18,7 @@ use crate::ast::{Container, Data, Field, Fields, Variant};
 use crate::common::{arm_fields, construct, in_field, pattern};
 
 fn x() -> TokenStream {
-    quote!(::marshal::__private::xdr)
+    crate::root::private("xdr")
 }
 
 /// Which trait an expression is for.
@@ -44,11 +44,21 @@ pub fn expand(cont: &Container<'_>) -> TokenStream {
         Data::Struct(f) if f.tail_link => struct_list(f),
         Data::Struct(f) => struct_plain(f),
         Data::CEnum(vs) => c_enum(ident, vs),
-        Data::Union(vs) => union(ident, vs),
+        Data::Union(vs) => union(ident, vs, &crate::common::discriminant(cont, &x())),
+    };
+    let tags = match &cont.data {
+        Data::Union(vs) => {
+            crate::common::tag_checks(ident, vs, &x(), &crate::common::discriminant(cont, &x()))
+        }
+        _ => TokenStream::new(),
     };
     let checks = crate::common::max_len_checks(cont, &x(), "an XDR");
     let impls = crate::common::impls(cont, &x(), enc_items, dec_items);
-    quote!(#checks #impls)
+    let disc = match &cont.data {
+        Data::CEnum(vs) => c_enum_discriminant(ident, vs),
+        _ => TokenStream::new(),
+    };
+    quote!(#checks #tags #impls #disc)
 }
 
 /// The size class of one field.
@@ -402,10 +412,10 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
     });
     let enc = quote! {
         #(#checks)*
-        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as #x::Discriminant,)* })
+        #x::put_discriminant(__w, match self { #(Self::#variants => #ident::#variants as #x::EnumValue,)* })
     };
     let dec = quote! {
-        #(const #consts: #x::Discriminant = #ident::#variants as #x::Discriminant;)*
+        #(const #consts: #x::EnumValue = #ident::#variants as #x::EnumValue;)*
         let __d = #x::take_discriminant(__r)?;
         match __d {
             #(#consts => ::core::result::Result::Ok(Self::#variants),)*
@@ -424,20 +434,32 @@ fn c_enum(ident: &syn::Ident, variants: &[&syn::Ident]) -> (TokenStream, TokenSt
     )
 }
 
-fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStream) {
+/// The labels of an arm as one pattern: `A | B`.
+fn labels(v: &Variant<'_>) -> TokenStream {
+    let tags = v.tags.iter().map(|t| &t.tokens);
+    quote!(#(#tags)|*)
+}
+
+fn union(
+    ident: &syn::Ident,
+    variants: &[Variant<'_>],
+    disc: &TokenStream,
+) -> (TokenStream, TokenStream) {
     let x = x();
     let type_name = ident.to_string();
+    let d = quote!(<#disc as #x::Discriminant>);
     let arms_size = |dir: Dir| {
         let arms = variants.iter().map(|v| fields_size(arm_fields(v), dir));
         let mut it = arms.into_iter();
         let first = it.next().expect("unions have variants");
-        quote!(#x::DISCRIMINANT_CLASS.then(#first #(.or(#it))*))
+        quote!(#d::CLASS.then(#first #(.or(#it))*))
     };
-    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| !v.is_default).collect();
+    let tagged: Vec<&Variant<'_>> = variants.iter().filter(|v| v.is_tagged()).collect();
 
     let mut len_arms = Vec::new();
     let mut enc_arms = Vec::new();
     let mut dec_arms = Vec::new();
+    let mut dec_rest = None;
     for v in variants {
         let vid = v.ident;
         let vname = vid.to_string();
@@ -461,51 +483,77 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
             .zip(&places)
             .map(|(f, p)| field_encode(f, p, &in_variant))
             .collect();
-        let decs = fields.iter().map(|f| field_decode(f, &in_variant));
-        if v.is_default {
+        let decs: Vec<TokenStream> = fields
+            .iter()
+            .map(|f| field_decode(f, &in_variant))
+            .collect();
+        let value = construct(quote!(Self::#vid), &v.fields, None);
+        let held = v.holds_discriminant().then(|| {
             let first = &v.fields.fields[0];
-            let d = &first.binding;
-            let taken = tagged.iter().map(|t| {
-                let tag = Literal::i32_unsuffixed(t.tag);
-                let tname = t.ident.to_string();
-                quote!(#tag => return ::core::result::Result::Err(#x::discriminant_taken(__w, __d, #tname)),)
-            });
             let ty = first.ty;
-            let read = quote_spanned!(ty.span()=> let __d = <#ty as #x::ArmDiscriminant>::get(#d););
-            enc_arms.push(quote!(#pat => {
-                #read
-                match __d { #(#taken)* _ => {} }
-                #x::put_discriminant(__w, __d)?;
-                #(#encs)*
-            }));
-            let value = construct(quote!(Self::#vid), &v.fields, None);
-            let from = quote_spanned!(ty.span()=> let #d = <#ty as #x::ArmDiscriminant>::from_i32(__other););
-            dec_arms.push(quote!(__other => {
-                #from
-                #(#decs)*
-                ::core::result::Result::Ok(#value)
-            }));
-        } else {
-            let tag = Literal::i32_unsuffixed(v.tag);
-            enc_arms.push(quote!(#pat => {
-                #x::put_discriminant(__w, #tag)?;
-                #(#encs)*
-            }));
-            let value = construct(quote!(Self::#vid), &v.fields, None);
-            dec_arms.push(quote!(#tag => {
-                #(#decs)*
-                ::core::result::Result::Ok(#value)
-            }));
+            let arm = quote_spanned!(ty.span()=> <#ty as #x::ArmDiscriminant<#disc>>);
+            (&first.binding, arm)
+        });
+        match held {
+            Some((b, arm)) => {
+                let check = if v.is_default {
+                    let taken = tagged.iter().map(|t| {
+                        let l = labels(t);
+                        let tname = t.ident.to_string();
+                        quote!(#l => return ::core::result::Result::Err(#d::taken(__dv, __w, #tname)),)
+                    });
+                    quote!(match *__dv { #(#taken)* _ => {} })
+                } else if v.no_member {
+                    quote!(return ::core::result::Result::Err(#d::no_member(__dv, __w, #type_name));)
+                } else {
+                    let l = labels(v);
+                    quote!(match *__dv { #l => {} _ => return ::core::result::Result::Err(#d::not_a_label(__dv, __w, #vname)) })
+                };
+                let put = (!v.no_member).then(|| quote!(#d::put(__dv, __w)?; #(#encs)*));
+                enc_arms.push(quote!(#pat => {
+                    let __dv = #arm::get(#b);
+                    #check
+                    #put
+                }));
+                let from = quote!(let #b = #arm::from_discriminant(__d););
+                if v.is_default {
+                    dec_rest = Some(quote!(__d => {
+                        #from
+                        #(#decs)*
+                        ::core::result::Result::Ok(#value)
+                    }));
+                } else if !v.no_member {
+                    let l = labels(v);
+                    dec_arms.push(quote!(#l => {
+                        #from
+                        #(#decs)*
+                        ::core::result::Result::Ok(#value)
+                    }));
+                }
+            }
+            None => {
+                let tag = &v.tags[0].tokens;
+                let put = quote_spanned!(v.tags[0].span=> #d::put(&(#tag), __w)?;);
+                enc_arms.push(quote!(#pat => {
+                    #put
+                    #(#encs)*
+                }));
+                dec_arms.push(quote!(#tag => {
+                    #(#decs)*
+                    ::core::result::Result::Ok(#value)
+                }));
+            }
         }
     }
-    if !variants.iter().any(|v| v.is_default) {
-        dec_arms.push(quote!(__other => ::core::result::Result::Err(#x::unknown_discriminant(__r, __other, #type_name))));
-    }
+    // XDR has no member-less default: a `no_member` arm is never decoded into.
+    dec_arms.push(dec_rest.unwrap_or_else(
+        || quote!(__d => ::core::result::Result::Err(#d::unknown(&__d, __r, #type_name))),
+    ));
 
     let prologue = len_prologue();
     let len = quote! {
         #prologue
-        let mut __len = #x::DISCRIMINANT_SIZE;
+        let mut __len = #d::WIDTH;
         match self { #(#len_arms)* }
         ::core::result::Result::Ok(__len)
     };
@@ -519,7 +567,7 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
     let dec = chunked(
         Dir::Dec,
         quote! {
-            let __d = #x::take_discriminant(__r)?;
+            let __d = #d::take(__r)?;
             match __d { #(#dec_arms)* }
         },
     );
@@ -532,4 +580,18 @@ fn union(ident: &syn::Ident, variants: &[Variant<'_>]) -> (TokenStream, TokenStr
         enc,
         dec,
     )
+}
+
+/// A C-like enum is a discriminant a union may switch on (`switch (nfsstat3 status)`).
+fn c_enum_discriminant(ident: &syn::Ident, variants: &[&syn::Ident]) -> TokenStream {
+    let x = x();
+    quote! {
+        #[automatically_derived]
+        impl #x::Discriminant for #ident {
+            #[inline]
+            fn to_i64(&self) -> i64 {
+                match self { #(Self::#variants => #ident::#variants as i64,)* }
+            }
+        }
+    }
 }

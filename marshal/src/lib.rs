@@ -38,11 +38,66 @@
 //!   use) encode their fields in order.
 //! - Enums whose variants are all units are XDR `enum`s: the declared value is encoded, an
 //!   unknown value is a decode error.
-//! - Enums with data are XDR discriminated unions. `#[marshal(tag = N)]` (an `i32` literal,
-//!   negative allowed) gives a variant's discriminant, by default its index. A tuple variant
-//!   marked `#[marshal(default)]` is the `default:` arm: its first field (`i32`) keeps the
-//!   discriminant it was decoded with, so re-encoding is byte-identical, and an optional second
-//!   field is the arm's body.
+//! - Enums with data are XDR discriminated unions (CDR unions with the `iiop` feature).
+//!   - `#[marshal(discriminant = D)]` on the enum names the type it switches on: `i32` by
+//!     default (`int` / `long`), `u32`, `bool`, a C-like enum that derives `Marshal`
+//!     (`switch (nfsstat3 status)`), or a narrower integer (`i16`, `u16`, `i8`, `u8`: CDR's
+//!     `short`, `char`, `octet`; XDR sends them as an `int`).
+//!   - `#[marshal(tag = L)]` gives an arm's label, a value of `D`: an integer literal
+//!     (negative and hex allowed), `true` / `false`, or a constant's path (`Nfsstat3::Ok`,
+//!     a `const`). Without one, an arm's label is its index.
+//!   - Several labels on one arm (`case 1: case 2: void;`) repeat `tag`:
+//!     `#[marshal(tag = 1, tag = 2)]`. Such an arm keeps the label it was decoded with, so
+//!     re-encoding is byte-identical: it is a tuple variant whose first field is the
+//!     discriminant (`Void(D)` or `Arm(D, Body)`); encoding one that holds none of its labels
+//!     fails (`ErrorKind::NotALabel`).
+//!   - A tuple variant marked `#[marshal(default)]` is the `default:` arm: its first field (of
+//!     type `D`) keeps the discriminant it was decoded with, and an optional second field is
+//!     the arm's body. Encoding it with another arm's label fails.
+//!   - CORBA unions without `default`: a tuple variant marked `#[marshal(no_member)]`, holding
+//!     only the discriminant (`None(D)`), is what CDR decodes a discriminant no arm lists into
+//!     (the union has no member), and re-encodes byte-identical. XDR has no such union: it
+//!     never decodes into this arm (an unlisted discriminant stays an error) and fails to
+//!     encode it. A union has at most one `default` or `no_member` arm.
+//!
+//! ```
+//! # #[cfg(all(feature = "xdr", feature = "iiop"))] {
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal, Debug, Clone, Copy, PartialEq)]
+//! enum Nfsstat3 { Ok = 0, Perm = 1, Noent = 2, Io = 5 }
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! #[marshal(discriminant = Nfsstat3)]
+//! enum Lookup3res {
+//!     #[marshal(tag = Nfsstat3::Ok)]
+//!     Ok(u64),
+//!     #[marshal(tag = Nfsstat3::Perm, tag = Nfsstat3::Io)]
+//!     Refused(Nfsstat3),           // several labels: holds the one decoded
+//!     #[marshal(default)]
+//!     Fail(Nfsstat3, u32),         // default: holds the discriminant, then the body
+//! }
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! #[marshal(discriminant = u32)]
+//! enum Corba {
+//!     #[marshal(tag = 1)]
+//!     One(u32),
+//!     #[marshal(no_member)]
+//!     None(u32),                   // CDR: any other discriminant, no member
+//! }
+//!
+//! let bytes = marshal::xdr::to_vec(&Lookup3res::Fail(Nfsstat3::Noent, 7))?;
+//! assert_eq!(bytes, [0, 0, 0, 2, 0, 0, 0, 7]);
+//! let o = marshal::cdr::ByteOrder::Big;
+//! let none = marshal::cdr::from_slice::<Corba>(&[0, 0, 0, 9], o)?;
+//! assert_eq!(none, Corba::None(9));
+//! assert_eq!(marshal::cdr::to_vec(&none, o)?, [0, 0, 0, 9]);
+//! assert!(marshal::xdr::from_slice::<Corba>(&[0, 0, 0, 9]).is_err());
+//! # }
+//! # Ok::<(), marshal::Error>(())
+//! ```
+//!
 //! - `#[marshal(max_len = N)]` on a string, opaque or vector field is XDR `string<N>` / `T<N>`:
 //!   longer data fails to encode; a longer length fails to decode before anything is allocated.
 //! - A struct whose last field is `Option<Box<Self>>` is an optional-data list
@@ -78,6 +133,43 @@
 //! ```
 //!
 //! - Generated code never moves fields out of a value, so types that implement `Drop` work.
+//! - `#[marshal(encode_only)]` on a struct or union: only encoders are generated, for a type
+//!   that borrows what it sends (`&'a T` fields, `T` any encodable type: an argument struct
+//!   holding a file handle by reference). Decoding it does not compile; decode an owned twin
+//!   (`T` instead of `&'a T`), which has the same encoding. Fields `&'a str` and `&'a [u8]`
+//!   decode (borrowing from the input) and need no attribute.
+//!
+//! ```
+//! # #[cfg(feature = "xdr")] {
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal)]
+//! struct NfsFh3 { #[marshal(max_len = 64)] data: Vec<u8> }
+//!
+//! #[derive(Marshal)]
+//! #[marshal(encode_only)]
+//! struct Read3args<'a> { file: &'a NfsFh3, offset: u64, count: u32 }
+//!
+//! let fh = NfsFh3 { data: vec![1, 2, 3] };
+//! let bytes = marshal::xdr::to_vec(&Read3args { file: &fh, offset: 0, count: 512 })?;
+//! assert_eq!(bytes.len(), 8 + 8 + 4);
+//! # }
+//! # Ok::<(), marshal::Error>(())
+//! ```
+//!
+//! - `#[marshal(crate = "path")]` on the type: generated code reaches this crate as `path`
+//!   (`path::__private::…`) instead of `::marshal`, for a crate that renames the dependency
+//!   (`m = { package = "marshal", … }` in `Cargo.toml`) or re-exports it:
+//!
+//! ```
+//! # #[cfg(feature = "xdr")] {
+//! use marshal as m; // as a renamed dependency would be
+//!
+//! #[derive(m::Marshal)]
+//! #[marshal(crate = "m")]
+//! struct Ping { seq: u32 }
+//! # }
+//! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -133,7 +225,7 @@ pub mod xdr {
 /// | `Box<T>` | `T` |
 /// | `()`, tuples (up to 12) | nothing, `struct` |
 /// | C-like enum | `enum` (encoded as its ordinal, not its value) |
-/// | enum with data | `union` switching on `long`, or on `#[marshal(discriminant = T)]` |
+/// | enum with data | `union` switching on `long`, or on `#[marshal(discriminant = T)]` (an integer, `bool` or an enum); `#[marshal(no_member)]` arm: no member |
 /// | `#[marshal(max_len = N)]` field | `string<N>`, `sequence<T, N>` |
 ///
 /// ```

@@ -97,26 +97,27 @@ pub const fn max_len_fits(max: usize) -> bool {
 /// a `long`.
 pub type DefaultDiscriminant = i32;
 
-/// The integer types a union may switch on (`#[marshal(discriminant = T)]`), and `bool`.
+/// The types a CDR union may switch on (`#[marshal(discriminant = T)]`): CORBA's integer
+/// types, `char` (`i8`), `boolean`, and enums (a C-like enum that derives `Marshal`
+/// implements it).
 #[diagnostic::on_unimplemented(
     message = "a CDR union cannot switch on `{Self}`",
-    label = "use i16, u16, i32, u32, u8 or bool"
+    label = "use i16, u16, i32, u32, u8, i8, bool or a C-like enum that derives Marshal"
 )]
-pub trait Discriminant: Encode + for<'de> Decode<'de> + Copy {
-    /// Smallest value.
-    const MIN: i64;
-    /// Largest value.
-    const MAX: i64;
-    /// The value as an `i64`.
-    fn to_i64(self) -> i64;
-    /// The discriminant for `v`, which the caller checked is within `MIN..=MAX`.
-    fn from_i64(v: i64) -> Self;
+pub trait Discriminant: Encode + for<'de> Decode<'de> {
+    /// The discriminant as an `i64`, for errors.
+    fn to_i64(&self) -> i64;
+
+    /// The smallest integer label (integer types only: other labels are typed constants).
+    const LABEL_MIN: i128 = i128::MIN;
+    /// The largest integer label.
+    const LABEL_MAX: i128 = i128::MAX;
 
     // What generated code calls, all through this trait: a type that is not a discriminant
     // then fails one bound, reported once, rather than one per helper.
 
     /// The wire size (for error offsets and `Decode::MIN`).
-    const WIDTH: usize = core::mem::size_of::<Self>();
+    const WIDTH: usize = <Self as Decode<'static>>::MIN;
 
     /// End position of a discriminant starting at `pos`.
     #[inline(always)]
@@ -124,78 +125,69 @@ pub trait Discriminant: Encode + for<'de> Decode<'de> + Copy {
         pos + crate::pad(pos, Self::WIDTH) + Self::WIDTH
     }
 
-    /// Appends a discriminant given as an `i64` known to fit.
+    /// Appends the discriminant.
     #[inline(always)]
-    fn put(w: &mut Writer<'_>, d: i64, order: ByteOrder) -> Result<(), Error> {
-        Self::from_i64(d).encode(w, order)
+    fn put(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        self.encode(w, order)
     }
 
-    /// Appends the discriminant a `default` arm holds, failing if this type cannot represent
-    /// it.
-    #[inline]
-    fn put_default(w: &mut Writer<'_>, d: i32, order: ByteOrder) -> Result<(), Error> {
-        let v = i64::from(d);
-        if !tag_fits(v, <Self as Discriminant>::MIN, <Self as Discriminant>::MAX) {
-            return Err(w.error(ErrorKind::OutOfRange {
-                value: v,
-                type_name: core::any::type_name::<Self>(),
-            }));
-        }
-        Self::put(w, v, order)
-    }
-
-    /// Reads a discriminant as an `i64`.
+    /// Reads a discriminant.
     #[inline(always)]
-    fn take(r: &mut Reader<'_>, order: ByteOrder) -> Result<i64, Error> {
-        Ok(Self::decode(r, order)?.to_i64())
+    fn take(r: &mut Reader<'_>, order: ByteOrder) -> Result<Self, Error> {
+        Self::decode(r, order)
     }
-}
 
-/// Whether a variant's tag fits a discriminant type's `MIN..=MAX` (checked at compile time).
-pub const fn tag_fits(tag: i64, min: i64, max: i64) -> bool {
-    min <= tag && tag <= max
+    /// The error for a discriminant just read that matches no arm (a union with neither
+    /// `default` nor `no_member`).
+    #[cold]
+    fn unknown(&self, r: &Reader<'_>, type_name: &'static str) -> Error {
+        unknown_discriminant(r, Self::WIDTH, self.to_i64(), type_name)
+    }
+
+    /// The error for a `default` or `no_member` arm holding another variant's discriminant.
+    #[cold]
+    fn taken(&self, w: &Writer<'_>, variant: &'static str) -> Error {
+        w.error(ErrorKind::DiscriminantTaken {
+            value: self.to_i64(),
+            variant,
+        })
+    }
+
+    /// The error for an arm with several labels holding a discriminant that is none of them.
+    #[cold]
+    fn not_a_label(&self, w: &Writer<'_>, variant: &'static str) -> Error {
+        w.error(ErrorKind::NotALabel {
+            value: self.to_i64(),
+            variant,
+        })
+    }
 }
 
 macro_rules! discriminant {
     ($($t:ty),*) => {$(
         impl Discriminant for $t {
-            const MIN: i64 = <$t>::MIN as i64;
-            const MAX: i64 = <$t>::MAX as i64;
+            const LABEL_MIN: i128 = <$t>::MIN as i128;
+            const LABEL_MAX: i128 = <$t>::MAX as i128;
             #[inline(always)]
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            #[inline(always)]
-            fn from_i64(v: i64) -> Self {
-                v as $t
+            fn to_i64(&self) -> i64 {
+                i64::from(*self)
             }
         }
     )*};
 }
-discriminant!(i16, u16, i32, u32, u8);
+discriminant!(i16, u16, i32, u32, u8, i8);
 
 impl Discriminant for bool {
-    const MIN: i64 = 0;
-    const MAX: i64 = 1;
     #[inline(always)]
-    fn to_i64(self) -> i64 {
-        i64::from(self)
-    }
-    #[inline(always)]
-    fn from_i64(v: i64) -> Self {
-        v != 0
+    fn to_i64(&self) -> i64 {
+        i64::from(*self)
     }
 }
 
-/// The `i32` a `default` arm keeps for a discriminant just read.
-#[inline]
-pub fn default_discriminant(r: &Reader<'_>, d: i64) -> Result<i32, Error> {
-    i32::try_from(d).map_err(|_| {
-        r.error(ErrorKind::OutOfRange {
-            value: d,
-            type_name: "i32",
-        })
-    })
+/// Whether an integer label fits the discriminant type `D` (asserted at compile time for
+/// every integer `tag`).
+pub const fn tag_fits<D: Discriminant>(tag: i128) -> bool {
+    D::LABEL_MIN <= tag && tag <= D::LABEL_MAX
 }
 
 /// The type a C-like enum travels as: CORBA encodes an enum as its position (ordinal), an
@@ -247,15 +239,6 @@ pub fn unknown_discriminant(
     type_name: &'static str,
 ) -> Error {
     r.error_back(width, ErrorKind::UnknownDiscriminant { value, type_name })
-}
-
-/// The error for a `default` arm holding another variant's discriminant.
-#[cold]
-pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> Error {
-    w.error(ErrorKind::DiscriminantTaken {
-        value: i64::from(value),
-        variant,
-    })
 }
 
 /// Where the link of an optional-data list node ends, from `pos`: `Option<T>` is
@@ -310,16 +293,7 @@ mod tests {
         assert_eq!(<DefaultDiscriminant as Discriminant>::WIDTH, 4);
         assert_eq!(<u8 as Discriminant>::end(3), 4);
         assert_eq!(<i16 as Discriminant>::end(3), 6);
-        assert!(tag_fits(
-            255,
-            <u8 as Discriminant>::MIN,
-            <u8 as Discriminant>::MAX
-        ));
-        assert!(!tag_fits(
-            256,
-            <u8 as Discriminant>::MIN,
-            <u8 as Discriminant>::MAX
-        ));
+        assert_eq!(<bool as Discriminant>::WIDTH, 1);
         assert_eq!(ENUM_MIN, 4);
         assert_eq!(enum_end(1, 0).unwrap(), 8);
         assert!(!max_len_fits(u32::MAX as usize + 1));

@@ -74,17 +74,130 @@ pub unsafe fn decode_field<'a, 'de, T: Decode<'de>>(
     unsafe { marshal_core::place::field(r, place, T::decode_into) }
 }
 
-/// The type a C-like enum's value and a union's discriminant travel as (an XDR `int`).
-pub type Discriminant = i32;
+/// The type a C-like enum's value travels as (an XDR `int`).
+pub type EnumValue = i32;
 
-/// The wire size of an enum value or union discriminant.
-pub const DISCRIMINANT_SIZE: usize = core::mem::size_of::<Discriminant>();
+/// The wire size of an enum value.
+pub const DISCRIMINANT_SIZE: usize = core::mem::size_of::<EnumValue>();
 
-/// The size class of an enum value or union discriminant.
+/// The size class of an enum value.
 pub const DISCRIMINANT_CLASS: SizeClass = SizeClass::Fixed(DISCRIMINANT_SIZE);
 
 /// The wire size of the optional-data flag of a list link (a `bool`, itself an `int`).
 pub const FLAG_SIZE: usize = 4;
+
+/// The type a union switches on when its enum names none (`#[marshal(discriminant = T)]`):
+/// an `int`.
+pub type DefaultDiscriminant = i32;
+
+/// The types an XDR union may switch on (`#[marshal(discriminant = T)]`): RFC 4506 allows
+/// `int`, `unsigned int` and enums (`bool` is one). The narrower integers travel as an `int`
+/// or `unsigned int` too, so a union a CDR peer switches on `short` or `octet` is still XDR.
+/// A C-like enum that derives `Marshal` implements it.
+#[diagnostic::on_unimplemented(
+    message = "an XDR union cannot switch on `{Self}`",
+    label = "use i32, u32, bool, a narrower integer or a C-like enum that derives Marshal"
+)]
+pub trait Discriminant: Encode + for<'de> Decode<'de> {
+    /// The discriminant as an `i64`, for errors.
+    fn to_i64(&self) -> i64;
+
+    /// The smallest integer label (integer types only: other labels are typed constants).
+    const LABEL_MIN: i128 = i128::MIN;
+    /// The largest integer label.
+    const LABEL_MAX: i128 = i128::MAX;
+
+    // What generated code calls, all through this trait: a type that is not a discriminant
+    // then fails one bound, reported once, rather than one per helper.
+
+    /// The size class of the discriminant.
+    const CLASS: SizeClass = <Self as Encode>::SIZE;
+
+    /// The wire size of the discriminant.
+    const WIDTH: usize = match <Self as Encode>::SIZE {
+        SizeClass::Fixed(n) => n,
+        _ => panic!("an XDR discriminant has a fixed size"),
+    };
+
+    /// Appends the discriminant.
+    #[inline(always)]
+    fn put(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        self.encode(w)
+    }
+
+    /// Reads a discriminant.
+    #[inline(always)]
+    fn take(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Self::decode(r)
+    }
+
+    /// The error for a discriminant just read that matches no arm.
+    #[cold]
+    fn unknown(&self, r: &Reader<'_>, type_name: &'static str) -> Error {
+        r.error_back(
+            Self::WIDTH,
+            ErrorKind::UnknownDiscriminant {
+                value: self.to_i64(),
+                type_name,
+            },
+        )
+    }
+
+    /// The error for a `default` arm holding another variant's discriminant.
+    #[cold]
+    fn taken(&self, w: &Writer<'_>, variant: &'static str) -> Error {
+        w.error(ErrorKind::DiscriminantTaken {
+            value: self.to_i64(),
+            variant,
+        })
+    }
+
+    /// The error for an arm with several labels holding a discriminant that is none of them.
+    #[cold]
+    fn not_a_label(&self, w: &Writer<'_>, variant: &'static str) -> Error {
+        w.error(ErrorKind::NotALabel {
+            value: self.to_i64(),
+            variant,
+        })
+    }
+
+    /// The error for a `no_member` arm, which XDR cannot encode: an XDR union without
+    /// `default` has an arm for every discriminant it accepts.
+    #[cold]
+    fn no_member(&self, w: &Writer<'_>, type_name: &'static str) -> Error {
+        w.error(ErrorKind::UnknownDiscriminant {
+            value: self.to_i64(),
+            type_name,
+        })
+    }
+}
+
+macro_rules! discriminant {
+    ($($t:ty),*) => {$(
+        impl Discriminant for $t {
+            const LABEL_MIN: i128 = <$t>::MIN as i128;
+            const LABEL_MAX: i128 = <$t>::MAX as i128;
+            #[inline(always)]
+            fn to_i64(&self) -> i64 {
+                i64::from(*self)
+            }
+        }
+    )*};
+}
+discriminant!(i32, u32, i16, u16, i8, u8);
+
+impl Discriminant for bool {
+    #[inline(always)]
+    fn to_i64(&self) -> i64 {
+        i64::from(*self)
+    }
+}
+
+/// Whether an integer label fits the discriminant type `D` (asserted at compile time for
+/// every integer `tag`).
+pub const fn tag_fits<D: Discriminant>(tag: i128) -> bool {
+    D::LABEL_MIN <= tag && tag <= D::LABEL_MAX
+}
 
 /// Whether a C-like enum's value (widened to `i128`) fits an XDR enum: a 32-bit `int`, or the
 /// bit pattern of an `unsigned int` (as C enums with large constants are sent).
@@ -98,21 +211,21 @@ pub const fn max_len_fits(max: usize) -> bool {
     max as u64 <= u32::MAX as u64
 }
 
-/// Appends a union discriminant or enum value.
+/// Appends a C-like enum's value.
 #[inline(always)]
-pub fn put_discriminant(w: &mut Writer<'_>, d: Discriminant) -> Result<(), Error> {
+pub fn put_discriminant(w: &mut Writer<'_>, d: EnumValue) -> Result<(), Error> {
     w.put(d.to_be_bytes())
 }
 
-/// Reads a union discriminant or enum value.
+/// Reads a C-like enum's value.
 #[inline(always)]
-pub fn take_discriminant(r: &mut Reader<'_>) -> Result<Discriminant, Error> {
-    Ok(Discriminant::from_be_bytes(r.array::<DISCRIMINANT_SIZE>()?))
+pub fn take_discriminant(r: &mut Reader<'_>) -> Result<EnumValue, Error> {
+    Ok(EnumValue::from_be_bytes(r.array::<DISCRIMINANT_SIZE>()?))
 }
 
-/// The error for a discriminant just read that matches no variant.
+/// The error for an enum value just read that matches no variant.
 #[cold]
-pub fn unknown_discriminant(r: &Reader<'_>, value: Discriminant, type_name: &'static str) -> Error {
+pub fn unknown_discriminant(r: &Reader<'_>, value: EnumValue, type_name: &'static str) -> Error {
     r.error_back(
         DISCRIMINANT_SIZE,
         ErrorKind::UnknownDiscriminant {
@@ -120,15 +233,6 @@ pub fn unknown_discriminant(r: &Reader<'_>, value: Discriminant, type_name: &'st
             type_name,
         },
     )
-}
-
-/// The error for a `default` arm holding another variant's discriminant.
-#[cold]
-pub fn discriminant_taken(w: &Writer<'_>, value: i32, variant: &'static str) -> Error {
-    w.error(ErrorKind::DiscriminantTaken {
-        value: i64::from(value),
-        variant,
-    })
 }
 
 /// Reads the optional-data flag of a list link.
@@ -159,6 +263,9 @@ mod tests {
     fn sizes_are_those_of_an_int() {
         assert_eq!(DISCRIMINANT_SIZE, 4);
         assert_eq!(DISCRIMINANT_CLASS, <i32 as Encode>::SIZE);
+        assert_eq!(<DefaultDiscriminant as Discriminant>::WIDTH, 4);
+        assert_eq!(<bool as Discriminant>::CLASS, SizeClass::Fixed(4));
+        assert_eq!(<u8 as Discriminant>::WIDTH, 4);
         assert_eq!(SizeClass::Fixed(FLAG_SIZE), <bool as Encode>::SIZE);
         assert!(max_len_fits(u32::MAX as usize));
         assert!(!max_len_fits(u32::MAX as usize + 1));

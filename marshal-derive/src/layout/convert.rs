@@ -363,6 +363,7 @@ fn variants(
 }
 
 pub fn expand(r: &Record<'_>) -> TokenStream {
+    let marshal_error = crate::root::error();
     let x = Record::x();
     let ident = r.ident;
     let name = ident.to_string();
@@ -492,7 +493,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
         quote! {
             #[cold]
             #[inline(never)]
-            fn __too_wide(__v: &#ident) -> ::marshal::Error {
+            fn __too_wide(__v: &#ident) -> #marshal_error {
                 #(#errors)*
                 #x::too_wide(0, "its bits", 0)
             }
@@ -506,7 +507,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
     // Reads differ between the groupings only through the in-place swap.
     let read_aligned = (differ && r.in_place).then(|| {
         quote! {
-            fn __read_aligned(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
+            fn __read_aligned(bytes: &[u8]) -> ::core::result::Result<Self, #marshal_error> {
                 ::core::result::Result::Ok(__read_aligned(#x::prefix::<#n>(bytes, #name)?))
             }
         }
@@ -515,7 +516,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
         quote! {
             #read_aligned
 
-            fn __write_aligned(&self, bytes: &mut [u8]) -> ::core::result::Result<(), ::marshal::Error> {
+            fn __write_aligned(&self, bytes: &mut [u8]) -> ::core::result::Result<(), #marshal_error> {
                 __check(self)?;
                 __write_aligned(self, #x::prefix_mut::<#n>(bytes, #name)?);
                 ::core::result::Result::Ok(())
@@ -538,7 +539,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
         #swap
 
         #[inline]
-        fn __check(__v: &#ident) -> ::core::result::Result<(), ::marshal::Error> {
+        fn __check(__v: &#ident) -> ::core::result::Result<(), #marshal_error> {
             #check
         }
 
@@ -549,30 +550,30 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             type ViewMut<'__a> = #view_mut<'__a>;
 
             #[inline]
-            fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
+            fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, #marshal_error> {
                 ::core::result::Result::Ok(__read(#x::prefix::<#n>(bytes, #name)?))
             }
 
             #[inline]
-            fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::marshal::Error> {
+            fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), #marshal_error> {
                 __read_into(self, #x::prefix::<#n>(bytes, #name)?);
                 ::core::result::Result::Ok(())
             }
 
             #[inline]
-            fn write_to(&self, bytes: &mut [u8]) -> ::core::result::Result<(), ::marshal::Error> {
+            fn write_to(&self, bytes: &mut [u8]) -> ::core::result::Result<(), #marshal_error> {
                 __check(self)?;
                 __write(self, #x::prefix_mut::<#n>(bytes, #name)?);
                 ::core::result::Result::Ok(())
             }
 
             #[inline]
-            fn view(bytes: &[u8]) -> ::core::result::Result<#view<'_>, ::marshal::Error> {
+            fn view(bytes: &[u8]) -> ::core::result::Result<#view<'_>, #marshal_error> {
                 ::core::result::Result::Ok(#view { bytes: #x::prefix::<#n>(bytes, #name)? })
             }
 
             #[inline]
-            fn view_mut(bytes: &mut [u8]) -> ::core::result::Result<#view_mut<'_>, ::marshal::Error> {
+            fn view_mut(bytes: &mut [u8]) -> ::core::result::Result<#view_mut<'_>, #marshal_error> {
                 ::core::result::Result::Ok(#view_mut { bytes: #x::prefix_mut::<#n>(bytes, #name)? })
             }
 
@@ -583,7 +584,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             /// Reads the record from the first bytes of `bytes` (its annotated layout).
             /// Fails if `bytes` is shorter than the layout.
             #[inline]
-            pub fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, ::marshal::Error> {
+            pub fn read_from(bytes: &[u8]) -> ::core::result::Result<Self, #marshal_error> {
                 <Self as #x::Layout>::read_from(bytes)
             }
 
@@ -592,7 +593,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             /// that already holds a record (an element of a buffer, a reused struct). Fails,
             /// changing nothing, if `bytes` is shorter than the layout.
             #[inline]
-            pub fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::marshal::Error> {
+            pub fn read_into(&mut self, bytes: &[u8]) -> ::core::result::Result<(), #marshal_error> {
                 <Self as #x::Layout>::read_into(self, bytes)
             }
 
@@ -600,21 +601,21 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
             /// zeros in bytes no field covers. Fails, writing nothing, if `bytes` is shorter
             /// than the layout or a bit-field's value does not fit its bits.
             #[inline]
-            pub fn write_to(&self, bytes: &mut [u8]) -> ::core::result::Result<(), ::marshal::Error> {
+            pub fn write_to(&self, bytes: &mut [u8]) -> ::core::result::Result<(), #marshal_error> {
                 <Self as #x::Layout>::write_to(self, bytes)
             }
 
             /// A view of the record in `bytes`, reading each field in place. Fails if
             /// `bytes` is shorter than the layout.
             #[inline]
-            pub fn view(bytes: &[u8]) -> ::core::result::Result<#view<'_>, ::marshal::Error> {
+            pub fn view(bytes: &[u8]) -> ::core::result::Result<#view<'_>, #marshal_error> {
                 <Self as #x::Layout>::view(bytes)
             }
 
             /// A view of the record in `bytes`, reading and writing each field in place.
             /// Fails if `bytes` is shorter than the layout.
             #[inline]
-            pub fn view_mut(bytes: &mut [u8]) -> ::core::result::Result<#view_mut<'_>, ::marshal::Error> {
+            pub fn view_mut(bytes: &mut [u8]) -> ::core::result::Result<#view_mut<'_>, #marshal_error> {
                 <Self as #x::Layout>::view_mut(bytes)
             }
         }
@@ -625,6 +626,7 @@ pub fn expand(r: &Record<'_>) -> TokenStream {
 
 /// For `in_place` records: layout assertions, `PlainBytes`, and the swap both ways.
 fn in_place(r: &Record<'_>) -> TokenStream {
+    let marshal_error = crate::root::error();
     let x = Record::x();
     let ident = r.ident;
     let name = ident.to_string();
@@ -661,7 +663,7 @@ fn in_place(r: &Record<'_>) -> TokenStream {
 
         impl #x::InPlace for #ident {
             #[inline]
-            fn from_wire_in_place(bytes: &mut [u8]) -> ::core::result::Result<&mut Self, ::marshal::Error> {
+            fn from_wire_in_place(bytes: &mut [u8]) -> ::core::result::Result<&mut Self, #marshal_error> {
                 let __b = #x::prefix_mut::<#n>(bytes, #name)?;
                 #x::check_aligned::<Self>(__b, #name)?;
                 __swap(__b);
@@ -679,7 +681,7 @@ fn in_place(r: &Record<'_>) -> TokenStream {
             /// in place, and returns it as the struct. Fails, changing nothing, if `bytes` is
             /// shorter than the layout or not aligned for the struct.
             #[inline]
-            pub fn from_wire_in_place(bytes: &mut [u8]) -> ::core::result::Result<&mut Self, ::marshal::Error> {
+            pub fn from_wire_in_place(bytes: &mut [u8]) -> ::core::result::Result<&mut Self, #marshal_error> {
                 <Self as #x::InPlace>::from_wire_in_place(bytes)
             }
 

@@ -14,7 +14,7 @@ mod view;
 mod words;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::format_ident;
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, Data, Style};
@@ -353,7 +353,7 @@ impl<'a> Record<'a> {
 
     /// The runtime's private path.
     fn x() -> TokenStream {
-        quote!(::marshal::__private::layout)
+        crate::root::private("layout")
     }
 
     /// Items that must be nameable (the view types), emitted beside the struct.

@@ -123,6 +123,7 @@ fn field_doc(f: &LField<'_>, verb: &str) -> String {
 }
 
 pub fn impls(r: &Record<'_>) -> TokenStream {
+    let marshal_error = crate::root::error();
     let ident = r.ident;
     let n = lit(r.size);
     let (view, view_mut) = r.view_idents();
@@ -194,7 +195,7 @@ pub fn impls(r: &Record<'_>) -> TokenStream {
             /// Writes the whole record (as `write_to`). Fails, writing nothing, if a
             /// bit-field's value does not fit its bits.
             #[inline]
-            pub fn write(&mut self, value: &#ident) -> ::core::result::Result<(), ::marshal::Error> {
+            pub fn write(&mut self, value: &#ident) -> ::core::result::Result<(), #marshal_error> {
                 __check(value)?;
                 __write(value, &mut *self.bytes);
                 ::core::result::Result::Ok(())
