@@ -581,6 +581,15 @@ impl<'a> Gen<'a> {
             // as its ordinal (`unsigned long`), so switch on `u32` with ordinals as tags.
             Disc::Enum => Some(quote!(#[marshal(discriminant = u32)])),
         };
+        // The type a `default` arm keeps the decoded discriminant in: the discriminant's own.
+        let disc_ty = match kind {
+            Disc::Int(t) => {
+                let t = format_ident!("{}", t);
+                quote!(#t)
+            }
+            Disc::Bool => quote!(bool),
+            Disc::Enum => quote!(u32),
+        };
         let mut variants = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for c in cases {
@@ -600,7 +609,7 @@ impl<'a> Gen<'a> {
                     None => variants.push(quote! {
                         #[doc = #vdoc]
                         #[marshal(default)]
-                        Default(i32, #attr #t)
+                        Default(#disc_ty, #attr #t)
                     }),
                     Some(e) => {
                         let v = self.eval(e, scope, 0)?;
@@ -630,7 +639,16 @@ impl<'a> Gen<'a> {
                         if !seen.insert(tag) {
                             return err(e.pos(), "a label used twice");
                         }
-                        let tag: TokenStream = tag.to_string().parse().expect("an integer");
+                        let tag: TokenStream = match kind {
+                            Disc::Bool => {
+                                if tag != 0 {
+                                    quote!(true)
+                                } else {
+                                    quote!(false)
+                                }
+                            }
+                            _ => tag.to_string().parse().expect("an integer"),
+                        };
                         variants.push(quote! {
                             #[doc = #vdoc]
                             #[marshal(tag = #tag)]
