@@ -22,6 +22,7 @@
 //!
 //! Errors ([`Error`]) read like rustc's: `file:line:col: message`, the source line and a caret.
 
+mod config;
 mod error;
 pub mod idl;
 mod lexer;

@@ -4,10 +4,12 @@ mod ast;
 mod generate;
 mod parse;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::config::Common;
 use crate::error::Error;
-use crate::preprocess::{preprocess, Options};
+use crate::lexer::{Diag, Token};
+use crate::preprocess::Options;
 
 /// Compiles CORBA `.idl` files to Rust, for a build script:
 ///
@@ -47,90 +49,63 @@ use crate::preprocess::{preprocess, Options};
 ///   which also answers `_is_a` and `_non_existent`.
 ///
 /// Definitions of included files are generated too.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Config {
-    opts: Options,
-    out_dir: Option<PathBuf>,
+    common: Common,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
 }
 
 impl Config {
     /// No include directories, nothing defined, output to `$OUT_DIR`.
     pub fn new() -> Config {
         Config {
-            opts: Options {
-                idl: true,
-                ..Options::default()
-            },
-            out_dir: None,
+            common: Common::new(
+                Options {
+                    idl: true,
+                    ..Options::default()
+                },
+                translate,
+            ),
         }
     }
 
     /// Adds a directory where `#include` looks (after the including file's own directory,
     /// for `#include "…"`); several may be given, searched in order.
     pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.opts.include_dirs.push(dir.as_ref().to_path_buf());
+        self.common.include_dir(dir.as_ref());
         self
     }
 
     /// Defines `NAME` (for `#ifdef`), or `NAME=VALUE` (also substituted where it appears).
     pub fn define(&mut self, name: &str) -> &mut Config {
-        let (n, v) = name.split_once('=').unwrap_or((name, ""));
-        self.opts.defines.push((n.to_string(), v.to_string()));
+        self.common.define(name);
         self
     }
 
     /// Writes the output to `dir` instead of `$OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self.common.out_dir(dir.as_ref());
         self
     }
 
     /// Compiles each file to `<out dir>/<file stem>.rs`, and prints
     /// `cargo:rerun-if-changed` for every file read (includes too).
     pub fn compile(&self, files: &[impl AsRef<Path>]) -> Result<(), Error> {
-        let out_dir = match &self.out_dir {
-            Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or_else(|| {
-                    Error::file(
-                        None,
-                        "OUT_DIR is not set: call `compile` from a build script, or set `out_dir`",
-                    )
-                })?,
-        };
-        for f in files {
-            let f = f.as_ref();
-            println!("cargo:rerun-if-changed={}", f.display());
-            let (code, read) = self.generate_inner(f)?;
-            for p in read.iter().skip(1) {
-                println!("cargo:rerun-if-changed={}", p.display());
-            }
-            let stem = f
-                .file_stem()
-                .ok_or_else(|| Error::file(Some(f), "has no file name"))?;
-            let out = out_dir.join(stem).with_extension("rs");
-            std::fs::write(&out, code)
-                .map_err(|e| Error::file(Some(&out), format!("cannot write: {e}")))?;
-        }
-        Ok(())
+        self.common.compile(files)
     }
 
     /// The Rust that [`compile`](Config::compile) would write for `file`.
     pub fn generate(&self, file: impl AsRef<Path>) -> Result<String, Error> {
-        self.generate_inner(file.as_ref()).map(|(code, _)| code)
+        self.common.generate(file.as_ref()).map(|(code, _)| code)
     }
+}
 
-    /// The Rust for `file`, and every file read.
-    fn generate_inner(&self, file: &Path) -> Result<(String, Vec<PathBuf>), Error> {
-        let (sources, tokens) = preprocess(file, &self.opts)?;
-        let read: Vec<PathBuf> = sources.paths().map(Path::to_path_buf).collect();
-        let defs = parse::parse(&tokens).map_err(|d| sources.error(&d))?;
-        let name = file.file_name().map_or_else(
-            || file.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let code = generate::generate(&defs, &name).map_err(|d| sources.error(&d))?;
-        Ok((code, read))
-    }
+/// This front end's parser and generator.
+fn translate(tokens: &[Token], name: &str) -> Result<String, Diag> {
+    generate::generate(&parse::parse(tokens)?, name)
 }

@@ -1,0 +1,86 @@
+//! What both front ends' `Config`s share: include directories, defines, the output directory,
+//! and the compile loop (one `<stem>.rs` per input file, `cargo:rerun-if-changed` for every
+//! file read, includes too).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::lexer::{Diag, Token};
+use crate::preprocess::{preprocess, Options};
+
+/// A front end's parser and generator: the Rust for the tokens of the file named `name`.
+pub(crate) type Translate = fn(tokens: &[Token], name: &str) -> Result<String, Diag>;
+
+/// The settings of a build, and how its front end turns tokens into Rust.
+#[derive(Debug, Clone)]
+pub(crate) struct Common {
+    opts: Options,
+    out_dir: Option<PathBuf>,
+    translate: Translate,
+}
+
+impl Common {
+    /// No include directories, nothing defined, output to `$OUT_DIR`.
+    pub(crate) fn new(opts: Options, translate: Translate) -> Common {
+        Common {
+            opts,
+            out_dir: None,
+            translate,
+        }
+    }
+
+    pub(crate) fn include_dir(&mut self, dir: &Path) {
+        self.opts.include_dirs.push(dir.to_path_buf());
+    }
+
+    pub(crate) fn define(&mut self, name: &str) {
+        let (n, v) = name.split_once('=').unwrap_or((name, ""));
+        self.opts.defines.push((n.to_string(), v.to_string()));
+    }
+
+    pub(crate) fn out_dir(&mut self, dir: &Path) {
+        self.out_dir = Some(dir.to_path_buf());
+    }
+
+    /// Compiles each file to `<out dir>/<file stem>.rs`.
+    pub(crate) fn compile(&self, files: &[impl AsRef<Path>]) -> Result<(), Error> {
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    Error::file(
+                        None,
+                        "OUT_DIR is not set: call `compile` from a build script, or set `out_dir`",
+                    )
+                })?,
+        };
+        for f in files {
+            let f = f.as_ref();
+            println!("cargo:rerun-if-changed={}", f.display());
+            let (code, read) = self.generate(f)?;
+            for p in read.iter().skip(1) {
+                println!("cargo:rerun-if-changed={}", p.display());
+            }
+            let stem = f
+                .file_stem()
+                .ok_or_else(|| Error::file(Some(f), "has no file name"))?;
+            let out = out_dir.join(stem).with_extension("rs");
+            std::fs::write(&out, code)
+                .map_err(|e| Error::file(Some(&out), format!("cannot write: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// The Rust for `file`, and every file read (`file` first).
+    pub(crate) fn generate(&self, file: &Path) -> Result<(String, Vec<PathBuf>), Error> {
+        let (sources, tokens) = preprocess(file, &self.opts)?;
+        let read: Vec<PathBuf> = sources.paths().map(Path::to_path_buf).collect();
+        let name = file.file_name().map_or_else(
+            || file.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let code = (self.translate)(&tokens, &name).map_err(|d| sources.error(&d))?;
+        Ok((code, read))
+    }
+}
