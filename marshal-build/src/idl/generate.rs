@@ -381,7 +381,7 @@ impl<'a> Gen<'a> {
                 _ => err(pos, "a union cannot switch on this type (marshal-build)")?,
             }),
             Type::Named(n) => match self.lookup(n, scope)?.1 {
-                Sym::Enum(_) => Ok(Disc::Enum),
+                Sym::Enum(p) => Ok(Disc::Enum(p.clone())),
                 Sym::Type(_, Some((t, s))) => self.disc_kind(t, s, pos),
                 _ => err(n.pos, format!("`{n}` cannot be a union's discriminant")),
             },
@@ -570,28 +570,24 @@ impl<'a> Gen<'a> {
         let depth = scope.len();
         let name = camel(&n.name);
         let kind = self.disc_kind(disc, scope, n.pos)?;
-        let disc_attr = match kind {
-            Disc::Int("i32") => None,
-            Disc::Int(t) => {
-                let t = format_ident!("{}", t);
-                Some(quote!(#[marshal(discriminant = #t)]))
-            }
-            Disc::Bool => Some(quote!(#[marshal(discriminant = bool)])),
-            // TODO(issue 22): the derive cannot switch on an enum type yet: the enum travels
-            // as its ordinal (`unsigned long`), so switch on `u32` with ordinals as tags.
-            Disc::Enum => Some(quote!(#[marshal(discriminant = u32)])),
-        };
-        // The type a `default` arm keeps the decoded discriminant in: the discriminant's own.
-        let disc_ty = match kind {
+        // The discriminant's Rust type, which a `default`, `no_member` or several-label arm
+        // keeps the decoded discriminant in.
+        let disc_ty = match &kind {
             Disc::Int(t) => {
                 let t = format_ident!("{}", t);
                 quote!(#t)
             }
             Disc::Bool => quote!(bool),
-            Disc::Enum => quote!(u32),
+            Disc::Enum(p) => RTy::Path(p.clone()).emit(depth),
+        };
+        let disc_attr = match kind {
+            Disc::Int("i32") => None,
+            _ => Some(quote!(#[marshal(discriminant = #disc_ty)])),
         };
         let mut variants = Vec::new();
+        let mut names = std::collections::HashSet::new();
         let mut seen = std::collections::HashSet::new();
+        let mut has_default = false;
         for c in cases {
             let (t, bound) = self.decl_ty(&c.ty, &c.decl, scope)?;
             let t = t.emit(depth);
@@ -599,68 +595,95 @@ impl<'a> Gen<'a> {
                 let b = Literal::u64_unsuffixed(b);
                 quote!(#[marshal(max_len = #b)])
             });
-            if c.labels.len() > 1 {
-                // TODO(issue 22): several labels on one arm: the derive takes one tag per
-                // variant, so each label gets its own variant holding the arm's type.
-            }
-            for l in &c.labels {
-                let vdoc = format!(" `{}`.", c.decl.name.name);
-                match l {
-                    None => variants.push(quote! {
-                        #[doc = #vdoc]
-                        #[marshal(default)]
-                        Default(#disc_ty, #attr #t)
-                    }),
-                    Some(e) => {
-                        let v = self.eval(e, scope, 0)?;
-                        let (tag, vname) = match (&kind, v) {
-                            (Disc::Enum, Value::Enumerator(_, i, name)) => {
-                                (i as i128, camel(&name))
-                            }
-                            (Disc::Bool, Value::Bool(b)) => (
-                                i128::from(b),
-                                format_ident!("{}", if b { "True" } else { "False" }),
-                            ),
-                            (Disc::Int(_), Value::Int(v)) => (
-                                v,
-                                if v < 0 {
-                                    format_ident!("Neg{}", (-v).to_string())
-                                } else {
-                                    format_ident!("V{}", v.to_string())
-                                },
-                            ),
-                            _ => {
-                                return err(
-                                    e.pos(),
-                                    "the label does not have the discriminant's type",
-                                )
-                            }
-                        };
-                        if !seen.insert(tag) {
-                            return err(e.pos(), "a label used twice");
-                        }
-                        let tag: TokenStream = match kind {
-                            Disc::Bool => {
-                                if tag != 0 {
-                                    quote!(true)
-                                } else {
-                                    quote!(false)
-                                }
-                            }
-                            _ => tag.to_string().parse().expect("an integer"),
-                        };
-                        variants.push(quote! {
-                            #[doc = #vdoc]
-                            #[marshal(tag = #tag)]
-                            #vname(#attr #t)
-                        });
+            let vdoc = format!(" `{}`.", c.decl.name.name);
+            let mut tags = Vec::new();
+            let mut vnames = Vec::new();
+            for l in c.labels.iter().flatten() {
+                let v = self.eval(l, scope, 0)?;
+                let (key, tag, vname) = match (&kind, v) {
+                    (Disc::Enum(p), Value::Enumerator(ep, i, en)) if *p == ep => {
+                        let v = camel(&en);
+                        (i as i128, quote!(#disc_ty::#v), v.to_string())
                     }
+                    (Disc::Bool, Value::Bool(b)) => (
+                        i128::from(b),
+                        if b { quote!(true) } else { quote!(false) },
+                        (if b { "True" } else { "False" }).to_string(),
+                    ),
+                    (Disc::Int(_), Value::Int(v)) => (
+                        v,
+                        v.to_string().parse().expect("an integer"),
+                        if v < 0 {
+                            format!("Neg{}", -v)
+                        } else {
+                            format!("V{v}")
+                        },
+                    ),
+                    _ => return err(l.pos(), "the label does not have the discriminant's type"),
+                };
+                if !seen.insert(key) {
+                    return err(l.pos(), "a label used twice");
                 }
+                tags.push(tag);
+                vnames.push(vname);
+            }
+            if c.labels.iter().any(Option::is_none) {
+                // `default:` covers the arm's other labels too: one variant keeps them all.
+                has_default = true;
+                names.insert("Default".to_string());
+                variants.push(quote! {
+                    #[doc = #vdoc]
+                    #[marshal(default)]
+                    Default(#disc_ty, #attr #t)
+                });
+            } else if let [tag] = tags.as_slice() {
+                let vname = format_ident!("{}", vnames[0]);
+                names.insert(vnames[0].clone());
+                variants.push(quote! {
+                    #[doc = #vdoc]
+                    #[marshal(tag = #tag)]
+                    #vname(#attr #t)
+                });
+            } else {
+                // Several labels: one variant that keeps the label it was decoded with.
+                let joined = vnames.join("Or");
+                let vname = format_ident!("{}", joined);
+                names.insert(joined);
+                variants.push(quote! {
+                    #[doc = #vdoc]
+                    #[marshal(#(tag = #tags),*)]
+                    #vname(#disc_ty, #attr #t)
+                });
+            }
+        }
+        // Without `default`, CORBA decodes an unlisted discriminant as "no member".
+        if !has_default {
+            let all = match &kind {
+                Disc::Bool => 2,
+                Disc::Enum(p) => self
+                    .syms
+                    .values()
+                    .filter(|s| matches!(s, Sym::Enumerator(ep, ..) if ep == p))
+                    .count() as u128,
+                Disc::Int(t) => {
+                    let (lo, hi) = int_range(t);
+                    (hi - lo + 1) as u128
+                }
+            };
+            if (seen.len() as u128) < all {
+                let vname = if names.contains("None") {
+                    format_ident!("NoMember")
+                } else {
+                    format_ident!("None")
+                };
+                variants.push(quote! {
+                    /// No member: a discriminant no arm lists.
+                    #[marshal(no_member)]
+                    #vname(#disc_ty)
+                });
             }
         }
         let doc = format!(" IDL union `{}` (`{id}`).", join(scope, &n.name).join("::"));
-        // TODO(issue 22): a union without `default` rejects an unlisted discriminant (CORBA
-        // decodes it as "no member"); the derive does not know that rule yet.
         let derive = quote!(#[derive(::marshal::Marshal, Debug, Clone, PartialEq)]);
         Ok(quote! {
             #[doc = #doc]
@@ -676,11 +699,12 @@ impl<'a> Gen<'a> {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Disc {
     Int(&'static str),
     Bool,
-    Enum,
+    /// An enum: its Rust path.
+    Enum(Vec<proc_macro2::Ident>),
 }
 
 enum ConstTy {

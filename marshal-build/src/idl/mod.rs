@@ -36,9 +36,15 @@ use crate::preprocess::Options;
 ///
 /// - a module or interface `CosNaming` → `pub mod cos_naming` (heck's `snake_case`);
 /// - `struct`, `exception`, `union`, `enum` → `#[derive(Marshal, Debug, Clone, PartialEq)]`
-///   types in `UpperCamelCase` with an associated `REPOSITORY_ID`; a union's variants are
+///   types in `UpperCamelCase` with an associated `REPOSITORY_ID`; a union switches on its
+///   discriminant's type (`#[marshal(discriminant = D)]`: `i16`, `i32`, `u16`, `u32`, `u8`
+///   for `char`, `bool`, or the enum, with enumerators' paths as labels); its variants are
 ///   named after their labels (`V<n>`/`Neg<n>` for numbers, the enumerator for an enum, `True`
-///   and `False`), `default:` is `#[marshal(default)] Default(i32, T)`;
+///   and `False`); an arm with several labels is one variant named after them joined by `Or`
+///   (`V1OrV2(D, T)`), holding the label it was decoded with; `default:` (with any labels on
+///   its arm) is `#[marshal(default)] Default(D, T)`; a union without `default` whose labels
+///   do not cover every value of `D` also gets `#[marshal(no_member)] None(D)` (`NoMember`
+///   if a label is named `None`), CORBA's member-less value;
 /// - `typedef` → `pub type X = T;`, or a newtype when the typedef has a bound;
 /// - `const` → `pub const NAME: T = v;` (the declared name);
 /// - an object reference (an interface or `Object` as a type) → `marshal::giop::Ior`;

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use super::ast::*;
 use crate::lexer::Diag;
@@ -50,10 +50,21 @@ struct Gen<'a> {
     values: HashMap<&'a str, &'a Value>,
     /// Typedefs by name.
     typedefs: HashMap<&'a str, &'a Decl>,
+    /// Enums by name.
+    enums: HashMap<&'a str, &'a [Enumerator]>,
     /// Every type the file defines.
     defined: BTreeSet<&'a str>,
     /// rpcgen's built-in types used.
     builtins: BTreeSet<&'static str>,
+}
+
+/// What a union switches on.
+enum Disc {
+    I32,
+    U32,
+    Bool,
+    /// An enum of the file, by its `.x` name.
+    Enum(String),
 }
 
 /// Generates the Rust of a parsed file; `file` names it in doc comments.
@@ -62,6 +73,7 @@ pub fn generate(defs: &[Definition], file: &str) -> Result<String, Diag> {
         file,
         values: HashMap::new(),
         typedefs: HashMap::new(),
+        enums: HashMap::new(),
         defined: BTreeSet::new(),
         builtins: BTreeSet::new(),
     };
@@ -75,6 +87,7 @@ pub fn generate(defs: &[Definition], file: &str) -> Result<String, Diag> {
                 for e in es {
                     g.values.insert(&e.name.name, &e.value);
                 }
+                g.enums.insert(&n.name, es);
                 n
             }
             Definition::Typedef(t) => {
@@ -436,11 +449,23 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        let kind = self.disc_kind(&u.discriminant);
+        let disc_ty = match &kind {
+            Disc::I32 => quote!(i32),
+            Disc::U32 => quote!(u32),
+            Disc::Bool => quote!(bool),
+            Disc::Enum(e) => {
+                let e = camel(e);
+                quote!(#e)
+            }
+        };
+        let disc_attr = match kind {
+            Disc::I32 => None,
+            _ => Some(quote!(#[marshal(discriminant = #disc_ty)])),
+        };
         let mut variants = Vec::new();
-        let mut tags: HashMap<i32, &Value> = HashMap::new();
+        let mut seen: HashMap<i128, &Value> = HashMap::new();
         let mut names = BTreeSet::new();
-        // TODO(issue 22): several labels on one arm give one variant per label until the
-        // derive takes several tags on a variant.
         for a in &u.arms {
             let body = match &a.decl {
                 Some(d) => {
@@ -449,31 +474,43 @@ impl<'a> Gen<'a> {
                         let b = proc_macro2::Literal::u32_unsuffixed(b);
                         quote!(#[marshal(max_len = #b)])
                     });
-                    Some(quote!((#attr #ty)))
+                    Some(quote!(#attr #ty))
                 }
                 None => None,
             };
+            let mut tags = Vec::new();
+            let mut vnames = Vec::new();
             for l in &a.labels {
-                let tag = self.tag(l)?;
-                if let Some(prev) = tags.insert(tag, l) {
+                let (key, tag) = self.label(l, &kind, &disc_ty)?;
+                if let Some(prev) = seen.insert(key, l) {
                     return Err(Diag::new(
                         value_pos(l),
-                        format!("case {tag} is already the label of `{}`", show_value(prev)),
+                        format!("case {key} is already the label of `{}`", show_value(prev)),
                     ));
                 }
                 let vid = match l {
-                    Value::Name(n) => camel(&n.name),
+                    Value::Name(n) => camel(&n.name).to_string(),
                     Value::Str(..) => {
                         return Err(Diag::new(value_pos(l), "a case label is a number"))
                     }
-                    Value::Number(v, _) if *v < 0 => {
-                        format_ident!("Neg{}", v.unsigned_abs().to_string())
-                    }
-                    Value::Number(v, _) => format_ident!("V{}", v.to_string()),
+                    Value::Number(v, _) if *v < 0 => format!("Neg{}", v.unsigned_abs()),
+                    Value::Number(v, _) => format!("V{v}"),
                 };
-                names.insert(vid.to_string());
-                let lit = proc_macro2::Literal::i32_unsuffixed(tag);
-                variants.push(quote!(#[marshal(tag = #lit)] #vid #body));
+                tags.push(tag);
+                vnames.push(vid);
+            }
+            if let [tag] = tags.as_slice() {
+                let vid = format_ident!("{}", vnames[0]);
+                names.insert(vnames[0].clone());
+                let body = body.map(|b| quote!((#b)));
+                variants.push(quote!(#[marshal(tag = #tag)] #vid #body));
+            } else {
+                // Several labels: one variant that keeps the label it was decoded with.
+                let joined = vnames.join("Or");
+                let vid = format_ident!("{}", joined);
+                names.insert(joined);
+                let body = body.map(|b| quote!(, #b));
+                variants.push(quote!(#[marshal(#(tag = #tags),*)] #vid(#disc_ty #body)));
             }
         }
         if let Some(d) = &u.default {
@@ -493,15 +530,81 @@ impl<'a> Gen<'a> {
                 }
                 None => TokenStream::new(),
             };
-            variants.push(quote!(#[marshal(default)] #vid(i32 #body)));
+            variants.push(quote!(#[marshal(default)] #vid(#disc_ty #body)));
         }
-        // TODO(issue 22): switch on an enum, `bool` or `unsigned` with that type once the derive
-        // takes them; the tags are their `i32` wire values meanwhile.
         Ok(quote! {
             #doc
             #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
+            #disc_attr
             #[allow(dead_code, clippy::large_enum_variant)]
             pub enum #id { #(#variants,)* }
+        })
+    }
+
+    /// What a union switches on, through typedefs: an enum of this file, `unsigned`, `bool`,
+    /// or else `int`.
+    fn disc_kind(&self, d: &Decl) -> Disc {
+        let mut d = d;
+        for _ in 0..64 {
+            match (&d.shape, &d.ty) {
+                (Shape::Plain, Type::UInt) => return Disc::U32,
+                (Shape::Plain, Type::Bool) => return Disc::Bool,
+                (Shape::Plain, Type::Named(n)) => {
+                    if self.enums.contains_key(n.name.as_str()) {
+                        return Disc::Enum(n.name.clone());
+                    }
+                    match self.typedefs.get(n.name.as_str()) {
+                        Some(t) => d = t,
+                        None => return Disc::I32,
+                    }
+                }
+                _ => return Disc::I32,
+            }
+        }
+        Disc::I32
+    }
+
+    /// A case label's value and its tokens as a value of the discriminant's type.
+    fn label(
+        &self,
+        l: &Value,
+        kind: &Disc,
+        disc_ty: &TokenStream,
+    ) -> Result<(i128, TokenStream), Diag> {
+        let v = self.resolve(l)?;
+        let bad = |what: &str| Diag::new(value_pos(l), format!("{v} is not {what}"));
+        Ok(match kind {
+            Disc::I32 => {
+                let t = self.tag(l)?;
+                (
+                    i128::from(t),
+                    proc_macro2::Literal::i32_unsuffixed(t).into_token_stream(),
+                )
+            }
+            Disc::U32 => {
+                let t = u32::try_from(v).map_err(|_| bad("an `unsigned`"))?;
+                (
+                    v,
+                    proc_macro2::Literal::u32_unsuffixed(t).into_token_stream(),
+                )
+            }
+            Disc::Bool => match v {
+                0 => (v, quote!(false)),
+                1 => (v, quote!(true)),
+                _ => return Err(bad("a `bool`")),
+            },
+            Disc::Enum(e) => {
+                let es = self.enums[e.as_str()];
+                let mut found = None;
+                for en in es {
+                    if self.resolve(&en.value)? == v {
+                        found = Some(camel(&en.name.name));
+                        break;
+                    }
+                }
+                let vid = found.ok_or_else(|| bad(&format!("a value of enum `{e}`")))?;
+                (v, quote!(#disc_ty::#vid))
+            }
         })
     }
 

@@ -31,9 +31,14 @@ use crate::preprocess::Options;
 ///   in `UpperCamelCase` (heck), fields in `snake_case`, keywords as raw identifiers;
 ///   an enumerator with an earlier one's value is an associated const; a struct whose last
 ///   field points to the struct itself (an optional-data list) ends in `Option<Box<Self>>`;
-///   a union's variants are named after their labels (`V<n>`/`Neg<n>` for numbers), and
-///   `default:` is the derive's `#[marshal(default)] Default(i32[, T])`; a union on `bool`
-///   with `TRUE: T` and `FALSE: void` is `Option<T>`;
+///   a union switches on its discriminant's type (`#[marshal(discriminant = D)]`: the enum,
+///   through typedefs, for `switch (nfsstat3 status)`, with its enumerators' paths as labels;
+///   `u32` for `unsigned`; `bool` with `true`/`false` labels; `i32` otherwise); its variants
+///   are named after their labels (`V<n>`/`Neg<n>` for numbers); an arm with several labels
+///   (`case A: case B:`) is one variant named after them joined by `Or` (`AOrB(D[, T])`),
+///   holding the label it was decoded with; `default:` is the derive's
+///   `#[marshal(default)] Default(D[, T])` (`Other` if a label is named `Default`); a union on
+///   `bool` with `TRUE: T` and `FALSE: void` is `Option<T>`;
 /// - `typedef` → `pub type X = T;`, or a newtype `pub struct X(#[marshal(max_len = N)] pub T)`
 ///   when the typedef has a bound, so the bound travels with the type;
 /// - `program P { version V { R PROC(A) = n; } = v; } = p;` → module `p::v` (snake case)

@@ -36,6 +36,7 @@ pub mod tirpc {
 
 generated!(
     flick,
+    unions,
     rpcb_prot {
         pub use crate::tirpc::{Netbuf, RpcprocT, RpcprogT, RpcversT};
     },

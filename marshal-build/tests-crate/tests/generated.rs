@@ -1,7 +1,46 @@
 //! The generated code works: types round-trip through XDR, and the generated `flick`
 //! program's `Client` and `Server` talk over loopback TCP.
 
-use marshal_build_tests::{flick, mount, nfs_prot, nis_object};
+use marshal_build_tests::{flick, mount, nfs_prot, nis_object, unions};
+
+fn xdr_round_trip<T>(v: &T) -> Vec<u8>
+where
+    T: marshal::xdr::Encode + for<'de> marshal::xdr::Decode<'de> + PartialEq + std::fmt::Debug,
+{
+    let bytes = marshal::xdr::to_vec(v).unwrap();
+    assert_eq!(&marshal::xdr::from_slice::<T>(&bytes).unwrap(), v);
+    bytes
+}
+
+#[test]
+fn unions_switch_on_their_type_with_several_labels_per_arm() {
+    use unions::{ByBool, ByUnsigned, Res, Status};
+    assert_eq!(
+        xdr_round_trip(&Res::Ok(3)),
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3]
+    );
+    // Several labels: one variant, holding the label it was decoded with.
+    assert_eq!(xdr_round_trip(&Res::PermOrIo(Status::Io)), [0, 0, 0, 5]);
+    xdr_round_trip(&Res::PermOrIo(Status::Perm));
+    assert!(marshal::xdr::to_vec(&Res::PermOrIo(Status::Ok)).is_err());
+    // The default arm holds the enum.
+    assert_eq!(
+        xdr_round_trip(&Res::Default(Status::Noent, -1)),
+        [0, 0, 0, 2, 0xff, 0xff, 0xff, 0xff]
+    );
+    // `unsigned`: labels above `i32::MAX`.
+    let bytes = xdr_round_trip(&ByUnsigned::V1OrV2147483648(0x8000_0000, "s".into()));
+    assert_eq!(bytes[..4], [0x80, 0, 0, 0]);
+    xdr_round_trip(&ByUnsigned::V1OrV2147483648(1, "t".into()));
+    xdr_round_trip(&ByUnsigned::V2);
+    assert!(marshal::xdr::from_slice::<ByUnsigned>(&[0, 0, 0, 3]).is_err());
+    // `bool`: `true` / `false` labels.
+    assert_eq!(
+        xdr_round_trip(&ByBool::True(-2)),
+        [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe]
+    );
+    xdr_round_trip(&ByBool::False("no".into()));
+}
 
 #[test]
 fn generated_types_round_trip() {

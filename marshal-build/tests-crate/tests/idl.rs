@@ -93,8 +93,8 @@ fn types_round_trip_through_cdr() {
     round_trip(&holder());
     for u in [
         all::ByLong::V0(1),
-        all::ByLong::V1("one".into()),
-        all::ByLong::V2("two".into()),
+        all::ByLong::V1OrV2(1, "one".into()),
+        all::ByLong::V1OrV2(2, "two".into()),
         all::ByLong::Neg3(all::Color::Red),
         all::ByLong::Default(77, holder()),
     ] {
@@ -107,6 +107,22 @@ fn types_round_trip_through_cdr() {
     round_trip(&all::ByShort::V1(7));
     round_trip(&all::ByChar::V97(1));
     round_trip(&all::ByChar::V98(0.5));
+    // Several labels on one arm: the variant keeps the label it was decoded with.
+    let two = to_vec(&all::ByLong::V1OrV2(2, "two".into()), ByteOrder::Big).unwrap();
+    assert_eq!(two[..4], [0, 0, 0, 2]);
+    assert!(to_vec(&all::ByLong::V1OrV2(5, "x".into()), ByteOrder::Big).is_err());
+    round_trip(&all::ByEnumDefault::RedOrGreen(all::Color::Green, 3));
+    // An enum-switched union's default arm holds the enum.
+    round_trip(&all::ByEnumDefault::Default(all::Color::Blue, "b".into()));
+    // Unions without `default`: an unlisted discriminant is "no member".
+    round_trip(&all::ByEnum::None(all::Color::Blue));
+    round_trip(&all::ByShort::None(9));
+    let none = to_vec(&all::ByEnum::None(all::Color::Blue), ByteOrder::Big).unwrap();
+    assert_eq!(none, to_vec(&all::Color::Blue, ByteOrder::Big).unwrap());
+    assert_eq!(
+        from_slice::<all::ByShort>(&[0, 4], ByteOrder::Big).unwrap(),
+        all::ByShort::None(4)
+    );
     round_trip(&all::Names(vec!["a".into(); 4]));
     round_trip(&all::Empty {});
     // The enum discriminant travels as the enumerator's ordinal, like the enum itself.
