@@ -23,6 +23,7 @@
 //! Errors ([`Error`]) read like rustc's: `file:line:col: message`, the source line and a caret.
 
 mod config;
+mod cursor;
 mod error;
 pub mod idl;
 mod lexer;

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::ast::*;
-use crate::error::Pos;
+use crate::cursor::{on_cursor, Cursor};
 use crate::lexer::{Diag, Tok, Token};
 
 /// IDL's keywords: they cannot name anything (escape one with `_`).
@@ -83,8 +83,7 @@ const KEYWORDS: &[&str] = &[
 /// Parses a whole (preprocessed) file.
 pub fn parse(tokens: &[Token]) -> Result<Vec<Def>, Diag> {
     let mut p = Parser {
-        t: tokens,
-        i: 0,
+        c: Cursor::new(tokens),
         scope: Vec::new(),
         prefix: HashMap::new(),
         ids: HashMap::new(),
@@ -103,8 +102,7 @@ pub fn parse(tokens: &[Token]) -> Result<Vec<Def>, Diag> {
 }
 
 struct Parser<'t> {
-    t: &'t [Token],
-    i: usize,
+    c: Cursor<'t>,
     /// The enclosing modules and interfaces.
     scope: Vec<String>,
     /// The current `#pragma prefix` of each file.
@@ -114,78 +112,14 @@ struct Parser<'t> {
     /// `#pragma version`, by scoped name.
     versions: HashMap<String, String>,
 }
+on_cursor!(Parser);
 
 impl Parser<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.t.get(self.i).map(|t| &t.tok)
-    }
-
-    fn peek_at(&self, n: usize) -> Option<&Tok> {
-        self.t.get(self.i + n).map(|t| &t.tok)
-    }
-
-    /// Where the next token is (just after the last one at the end).
-    fn pos(&self) -> Pos {
-        match self.t.get(self.i) {
-            Some(t) => t.pos,
-            None => match self.t.last() {
-                Some(t) => Pos {
-                    col: t.pos.col + t.tok.to_string().chars().count() as u32 - 2,
-                    ..t.pos
-                },
-                None => Pos {
-                    file: 0,
-                    line: 1,
-                    col: 1,
-                },
-            },
-        }
-    }
-
-    fn err<T>(&self, expected: &str) -> Result<T, Diag> {
-        let found = match self.peek() {
-            Some(t) => t.to_string(),
-            None => "the end of the file".to_string(),
-        };
-        Err(Diag::new(
-            self.pos(),
-            format!("expected {expected}, found {found}"),
-        ))
-    }
-
     fn unsupported<T>(&self, what: &str) -> Result<T, Diag> {
         Err(Diag::new(
             self.pos(),
             format!("{what} is not supported by marshal-build"),
         ))
-    }
-
-    fn is_punct(&self, c: char) -> bool {
-        self.peek() == Some(&Tok::Punct(c))
-    }
-
-    fn is_word(&self, w: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Ident(s)) if s == w)
-    }
-
-    fn eat_punct(&mut self, c: char) -> bool {
-        let yes = self.is_punct(c);
-        self.i += usize::from(yes);
-        yes
-    }
-
-    fn eat_word(&mut self, w: &str) -> bool {
-        let yes = self.is_word(w);
-        self.i += usize::from(yes);
-        yes
-    }
-
-    fn punct(&mut self, c: char) -> Result<(), Diag> {
-        if self.eat_punct(c) {
-            Ok(())
-        } else {
-            self.err(&format!("`{c}`"))
-        }
     }
 
     /// `::` (two `:` tokens).

@@ -4,7 +4,7 @@
 //! stopped, and it adds no dependency to every build script that uses it.
 
 use super::ast::*;
-use crate::error::Pos;
+use crate::cursor::{on_cursor, Cursor};
 use crate::lexer::{Diag, Tok, Token};
 
 /// Words that cannot name anything.
@@ -33,7 +33,9 @@ const KEYWORDS: &[&str] = &[
 
 /// Parses a whole file.
 pub fn parse(tokens: &[Token]) -> Result<Vec<Definition>, Diag> {
-    let mut p = Parser { t: tokens, i: 0 };
+    let mut p = Parser {
+        c: Cursor::new(tokens),
+    };
     let mut defs = Vec::new();
     while p.i < p.t.len() {
         defs.push(p.definition()?);
@@ -42,91 +44,11 @@ pub fn parse(tokens: &[Token]) -> Result<Vec<Definition>, Diag> {
 }
 
 struct Parser<'t> {
-    t: &'t [Token],
-    i: usize,
+    c: Cursor<'t>,
 }
+on_cursor!(Parser);
 
 impl Parser<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.t.get(self.i).map(|t| &t.tok)
-    }
-
-    /// Where the next token is (after the last one at the end).
-    fn pos(&self) -> Pos {
-        match self.t.get(self.i) {
-            Some(t) => t.pos,
-            None => match self.t.last() {
-                Some(t) => {
-                    let len = match &t.tok {
-                        Tok::Ident(s) => s.len(),
-                        Tok::Number(n) => n.to_string().len(),
-                        Tok::Str(s) => s.len() + 2,
-                        Tok::Punct(_) | Tok::Char(_) | Tok::Pragma(_) => 1,
-                    };
-                    Pos {
-                        col: t.pos.col + len as u32,
-                        ..t.pos
-                    }
-                }
-                None => Pos {
-                    file: 0,
-                    line: 1,
-                    col: 1,
-                },
-            },
-        }
-    }
-
-    fn found(&self) -> String {
-        match self.peek() {
-            Some(t) => t.to_string(),
-            None => "the end of the file".to_string(),
-        }
-    }
-
-    fn err<T>(&self, expected: &str) -> Result<T, Diag> {
-        Err(Diag::new(
-            self.pos(),
-            format!("expected {expected}, found {}", self.found()),
-        ))
-    }
-
-    fn is_punct(&self, c: char) -> bool {
-        self.peek() == Some(&Tok::Punct(c))
-    }
-
-    fn is_word(&self, w: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Ident(s)) if s == w)
-    }
-
-    fn eat_punct(&mut self, c: char) -> bool {
-        let yes = self.is_punct(c);
-        self.i += usize::from(yes);
-        yes
-    }
-
-    fn eat_word(&mut self, w: &str) -> bool {
-        let yes = self.is_word(w);
-        self.i += usize::from(yes);
-        yes
-    }
-
-    fn punct(&mut self, c: char) -> Result<(), Diag> {
-        if self.eat_punct(c) {
-            Ok(())
-        } else {
-            self.err(&format!("`{c}`"))
-        }
-    }
-
-    fn word(&mut self, w: &str) -> Result<(), Diag> {
-        if self.eat_word(w) {
-            Ok(())
-        } else {
-            self.err(&format!("`{w}`"))
-        }
-    }
-
     fn ident(&mut self, what: &str) -> Result<Name, Diag> {
         match self.peek() {
             Some(Tok::Ident(s)) if !KEYWORDS.contains(&s.as_str()) => {
@@ -511,7 +433,7 @@ mod tests {
     }
 
     impl Program {
-        fn number_pos(&self) -> Pos {
+        fn number_pos(&self) -> crate::error::Pos {
             match &self.number {
                 Value::Number(_, p) => *p,
                 Value::Name(n) => n.pos,
