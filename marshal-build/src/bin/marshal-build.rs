@@ -1,9 +1,11 @@
-//! `marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... file.x [-o out.rs]`: the `.x` front end
-//! from the command line, for code that is checked in (without `-o`, to standard output).
+//! `marshal-build xdr|idl [-I dir]... [-D NAME[=VALUE]]... file [-o out.rs]`: the `.x` and
+//! CORBA IDL front ends from the command line, for code that is checked in (without `-o`, to
+//! standard output).
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... file.x [-o out.rs]";
+const USAGE: &str = "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... file.x [-o out.rs]
+       marshal-build idl [-I dir]... [-D NAME[=VALUE]]... file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,17 +18,46 @@ fn main() -> ExitCode {
     }
 }
 
+/// One front end's settings, whichever the subcommand chose.
+enum Front {
+    Xdr(marshal_build::xdr::Config),
+    Idl(marshal_build::idl::Config),
+}
+
+impl Front {
+    fn include_dir(&mut self, dir: String) {
+        match self {
+            Front::Xdr(c) => drop(c.include_dir(dir)),
+            Front::Idl(c) => drop(c.include_dir(dir)),
+        }
+    }
+
+    fn define(&mut self, name: &str) {
+        match self {
+            Front::Xdr(c) => drop(c.define(name)),
+            Front::Idl(c) => drop(c.define(name)),
+        }
+    }
+
+    fn generate(&self, file: &str) -> Result<String, marshal_build::Error> {
+        match self {
+            Front::Xdr(c) => c.generate(file),
+            Front::Idl(c) => c.generate(file),
+        }
+    }
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
-    match it.next().map(String::as_str) {
-        Some("xdr") => {}
+    let mut front = match it.next().map(String::as_str) {
+        Some("xdr") => Front::Xdr(marshal_build::xdr::Config::new()),
+        Some("idl") => Front::Idl(marshal_build::idl::Config::new()),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return Ok(());
         }
         _ => return Err(USAGE.to_string()),
-    }
-    let mut cfg = marshal_build::xdr::Config::new();
+    };
     let mut input = None;
     let mut output = None;
     while let Some(a) = it.next() {
@@ -40,9 +71,9 @@ fn run(args: &[String]) -> Result<(), String> {
             }
         };
         if let Some(rest) = a.strip_prefix("-I") {
-            cfg.include_dir(value("-I", rest)?);
+            front.include_dir(value("-I", rest)?);
         } else if let Some(rest) = a.strip_prefix("-D") {
-            cfg.define(&value("-D", rest)?);
+            front.define(&value("-D", rest)?);
         } else if a == "-o" {
             output = Some(value("-o", "")?);
         } else if a.starts_with('-') {
@@ -52,7 +83,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let input = input.ok_or_else(|| USAGE.to_string())?;
-    let code = cfg.generate(&input).map_err(|e| e.to_string())?;
+    let code = front.generate(&input).map_err(|e| e.to_string())?;
     match output {
         Some(o) => std::fs::write(&o, code).map_err(|e| format!("{o}: cannot write: {e}")),
         None => {
