@@ -1,4 +1,4 @@
-//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, every `.x` file of Debian's `/usr/include/rpcsvc`
+//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/calc.x`, every `.x` file of Debian's `/usr/include/rpcsvc`
 //! (packages `rpcsvc-proto` and `libnsl-dev`) and libtirpc's `rpcb_prot.x`.
 
 use std::path::Path;
@@ -42,8 +42,12 @@ fn main() {
     );
     let flick = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../peers/rpcgen/xdr/flick.x");
     compile(&marshal_build::xdr::Config::new(), &flick);
-    let unions = Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/unions.x");
-    compile(&marshal_build::xdr::Config::new(), &unions);
+    for x in ["xdr/unions.x", "xdr/calc.x"] {
+        compile(
+            &marshal_build::xdr::Config::new(),
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(x),
+        );
+    }
     compile(&marshal_build::xdr::Config::new(), tirpc);
     for (name, defines) in RPCSVC {
         let mut cfg = marshal_build::xdr::Config::new();
