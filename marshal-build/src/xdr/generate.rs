@@ -277,10 +277,12 @@ impl<'a> Gen<'a> {
         seen: &mut HashMap<String, &'a Name>,
     ) -> Result<(), Diag> {
         if let Some(prev) = seen.insert(rust.to_string(), n) {
-            return Err(Diag::new(
-                n.pos,
-                format!("`{}` and `{}` are both `{rust}` in Rust", prev.name, n.name),
-            ));
+            let what = if prev.name == n.name {
+                format!("`{}` is already defined", n.name)
+            } else {
+                format!("`{}` and `{}` are both `{rust}` in Rust", prev.name, n.name)
+            };
+            return Err(Diag::new(n.pos, what));
         }
         Ok(())
     }
@@ -483,10 +485,13 @@ impl<'a> Gen<'a> {
             for l in &a.labels {
                 let (key, tag) = self.label(l, &kind, &disc_ty)?;
                 if let Some(prev) = seen.insert(key, l) {
-                    return Err(Diag::new(
-                        value_pos(l),
-                        format!("case {key} is already the label of `{}`", show_value(prev)),
-                    ));
+                    let (now, before) = (show_value(l), show_value(prev));
+                    let what = if now == before {
+                        format!("case `{now}` appears twice in this union")
+                    } else {
+                        format!("case `{now}` is {key}, already this union's case `{before}`")
+                    };
+                    return Err(Diag::new(value_pos(l), what));
                 }
                 let vid = match l {
                     Value::Name(n) => camel(&n.name).to_string(),
@@ -613,16 +618,42 @@ impl<'a> Gen<'a> {
         let pmod = snake(&p.name.name);
         let prog = proc_macro2::Literal::u32_unsuffixed(self.size(&p.number)?);
         let mut versions = Vec::new();
+        let mut version_numbers = HashMap::new();
         for v in &p.versions {
             let vmod = snake(&v.name.name);
-            let vers = proc_macro2::Literal::u32_unsuffixed(self.size(&v.number)?);
+            let vnum = self.size(&v.number)?;
+            if let Some(prev) = version_numbers.insert(vnum, &v.name.name) {
+                return Err(Diag::new(
+                    value_pos(&v.number),
+                    format!("version number {vnum} is already `{prev}`'s"),
+                ));
+            }
+            let vers = proc_macro2::Literal::u32_unsuffixed(vnum);
+            let mut proc_numbers = HashMap::new();
+            let mut proc_names = HashMap::new();
             let mut consts = Vec::new();
             let mut client = Vec::new();
             let mut server = Vec::new();
             let mut arms = Vec::new();
             for pr in &v.procedures {
                 let cid = Ident::new(&pr.name.name, Span::call_site());
-                let num = proc_macro2::Literal::u32_unsuffixed(self.size(&pr.number)?);
+                let pnum = self.size(&pr.number)?;
+                if let Some(prev) = proc_numbers.insert(pnum, &pr.name.name) {
+                    return Err(Diag::new(
+                        value_pos(&pr.number),
+                        format!("procedure number {pnum} is already `{prev}`'s"),
+                    ));
+                }
+                if proc_names
+                    .insert(snake(&pr.name.name).to_string(), ())
+                    .is_some()
+                {
+                    return Err(Diag::new(
+                        pr.name.pos,
+                        format!("`{}` is already a procedure of this version", pr.name.name),
+                    ));
+                }
+                let num = proc_macro2::Literal::u32_unsuffixed(pnum);
                 let cdoc = format!(" `{}`: procedure {num}.", pr.name.name);
                 consts.push(quote! {
                     #[doc = #cdoc]
