@@ -622,7 +622,7 @@ impl<'a> Gen<'a> {
                     _ => return err(l.pos(), "the label does not have the discriminant's type"),
                 };
                 if !seen.insert(key) {
-                    return err(l.pos(), &format!("case {key} appears twice in this union"));
+                    return err(l.pos(), format!("case {key} appears twice in this union"));
                 }
                 tags.push(tag);
                 vnames.push(vname);
