@@ -9,12 +9,22 @@ use crate::lexer::{Diag, Token};
 use crate::preprocess::{preprocess, Options};
 
 /// A front end's parser and generator: the Rust for the tokens of the file named `name`.
-pub(crate) type Translate = fn(tokens: &[Token], name: &str) -> Result<String, Diag>;
+pub(crate) type Translate =
+    fn(tokens: &[Token], name: &str, opts: &GenOptions) -> Result<String, Diag>;
+
+/// What both generators are asked to do beyond the defaults.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GenOptions {
+    /// Strings and variable-length opaque data (octet sequences) as `Cow<'a, str>` and
+    /// `Cow<'a, [u8]>`, borrowed from the message when decoded.
+    pub(crate) borrowed: bool,
+}
 
 /// The settings of a build, and how its front end turns tokens into Rust.
 #[derive(Debug, Clone)]
 pub(crate) struct Common {
     opts: Options,
+    gen: GenOptions,
     out_dir: Option<PathBuf>,
     translate: Translate,
 }
@@ -24,6 +34,7 @@ impl Common {
     pub(crate) fn new(opts: Options, translate: Translate) -> Common {
         Common {
             opts,
+            gen: GenOptions::default(),
             out_dir: None,
             translate,
         }
@@ -36,6 +47,10 @@ impl Common {
     pub(crate) fn define(&mut self, name: &str) {
         let (n, v) = name.split_once('=').unwrap_or((name, ""));
         self.opts.defines.push((n.to_string(), v.to_string()));
+    }
+
+    pub(crate) fn borrowed(&mut self, on: bool) {
+        self.gen.borrowed = on;
     }
 
     pub(crate) fn out_dir(&mut self, dir: &Path) {
@@ -80,7 +95,7 @@ impl Common {
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let code = (self.translate)(&tokens, &name).map_err(|d| sources.error(&d))?;
+        let code = (self.translate)(&tokens, &name, &self.gen).map_err(|d| sources.error(&d))?;
         Ok((code, read))
     }
 }

@@ -58,6 +58,23 @@ fn main() {
         compile(&cfg, &rpcsvc.join(format!("{name}.x")));
     }
 
+    // Borrowed mode (`Cow` strings and opaque data), in `$OUT_DIR/borrowed`.
+    let borrowed = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("borrowed");
+    std::fs::create_dir_all(&borrowed).expect("create $OUT_DIR/borrowed");
+    let mut cfg = marshal_build::xdr::Config::new();
+    cfg.borrowed(true).out_dir(&borrowed).include_dir(rpcsvc);
+    for x in [
+        flick.clone(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/calc.x"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/unions.x"),
+        rpcsvc.join("nfs_prot.x"),
+        rpcsvc.join("mount.x"),
+        rpcsvc.join("yp.x"),
+        tirpc.to_path_buf(),
+    ] {
+        compile(&cfg, &x);
+    }
+
     // CORBA IDL: the Flick interop IDL, and one file with every construct.
     // In `$OUT_DIR/idl`: `flick.x` already gives `$OUT_DIR/flick.rs`.
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -64,6 +64,14 @@ impl<T: VarLen + ?Sized> VarLen for &T {
         (**self).var_len()
     }
 }
+impl<T: VarLen + ToOwned + ?Sized> VarLen for std::borrow::Cow<'_, T> {
+    type Elem = T::Elem;
+    const TEXT: bool = T::TEXT;
+    #[inline(always)]
+    fn var_len(&self) -> usize {
+        (**self).var_len()
+    }
+}
 impl<T: VarLen + ?Sized> VarLen for Box<T> {
     type Elem = T::Elem;
     const TEXT: bool = T::TEXT;

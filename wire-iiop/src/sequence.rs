@@ -101,6 +101,29 @@ impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     }
 }
 
+/// `sequence<octet>` that borrows from the input when decoded, and may own its bytes when
+/// encoded.
+impl<'de: 'a, 'a> Decode<'de> for std::borrow::Cow<'a, [u8]> {
+    const MIN: usize = 4;
+    const SHAPE: Shape = Shape::Shallow;
+    #[inline]
+    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
+        <&'a [u8]>::decode(r, order).map(std::borrow::Cow::Borrowed)
+    }
+}
+
+/// `sequence<octet>`.
+impl Encode for std::borrow::Cow<'_, [u8]> {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        (**self).end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        (**self).encode(w, order)
+    }
+}
+
 /// `sequence<octet>`.
 impl Encode for bytes::Bytes {
     #[inline]

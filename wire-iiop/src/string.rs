@@ -133,11 +133,45 @@ macro_rules! string {
         }
     )*};
 }
-string!(['de] String => String::from, ['de: 'a, 'a] &'a str => core::convert::identity);
+string!(
+    ['de] String => String::from,
+    ['de: 'a, 'a] &'a str => core::convert::identity,
+    ['de: 'a, 'a] std::borrow::Cow<'a, str> => std::borrow::Cow::Borrowed
+);
+
+/// A string that borrows from the input when decoded, and may own its text when encoded.
+impl Encode for std::borrow::Cow<'_, str> {
+    #[inline]
+    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
+        (**self).end(pos, depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
+        (**self).encode(w, order)
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use crate::{from_slice, to_vec, ByteOrder};
+
+    #[test]
+    fn cows_borrow_when_decoded() {
+        use std::borrow::Cow;
+        for order in [ByteOrder::Big, ByteOrder::Little] {
+            let b = to_vec(&(1u8, "ab"), order).unwrap();
+            let (_, s): (u8, Cow<'_, str>) = from_slice(&b, order).unwrap();
+            assert!(matches!(s, Cow::Borrowed("ab")));
+            assert_eq!(
+                to_vec(&(1u8, Cow::<str>::Owned("ab".into())), order).unwrap(),
+                b
+            );
+            let b = to_vec(&vec![7u8, 8], order).unwrap();
+            let o: Cow<'_, [u8]> = from_slice(&b, order).unwrap();
+            assert!(matches!(o, Cow::Borrowed([7, 8])));
+            assert_eq!(to_vec(&o, order).unwrap(), b);
+        }
+    }
 
     #[test]
     fn length_counts_the_nul() {

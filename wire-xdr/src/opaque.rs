@@ -1,5 +1,7 @@
 //! Opaque data and strings (RFC 4506 §4.9–4.11): a length, the bytes, zero padding to four.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
@@ -106,6 +108,48 @@ impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     }
 }
 
+/// A string that borrows from the input when decoded, and may own its text when encoded.
+impl Encode for Cow<'_, str> {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        (**self).encoded_len(depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        (**self).encode(w)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for Cow<'a, str> {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        take_str(r).map(Cow::Borrowed)
+    }
+}
+
+/// Opaque data that borrows from the input when decoded, and may own its bytes when encoded.
+impl Encode for Cow<'_, [u8]> {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        (**self).encoded_len(depth)
+    }
+    #[inline]
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        (**self).encode(w)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for Cow<'a, [u8]> {
+    const SIZE: SizeClass = SizeClass::Unbounded;
+    #[inline]
+    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
+        <&'a [u8]>::decode(r).map(Cow::Borrowed)
+    }
+}
+
 impl Encode for Bytes {
     const SIZE: SizeClass = SizeClass::Unbounded;
     #[inline]
@@ -132,6 +176,19 @@ impl<'de> Decode<'de> for Bytes {
 mod tests {
     use crate::{from_slice, to_vec};
     use bytes::Bytes;
+
+    #[test]
+    fn cows_borrow_when_decoded() {
+        use std::borrow::Cow;
+        let bytes = to_vec("abcde").unwrap();
+        let s: Cow<'_, str> = from_slice(&bytes).unwrap();
+        assert!(matches!(s, Cow::Borrowed("abcde")));
+        assert_eq!(to_vec(&Cow::<str>::Owned("abcde".into())).unwrap(), bytes);
+        let bytes = to_vec(&vec![1u8, 2]).unwrap();
+        let o: Cow<'_, [u8]> = from_slice(&bytes).unwrap();
+        assert!(matches!(o, Cow::Borrowed([1, 2])));
+        assert_eq!(to_vec(&o).unwrap(), bytes);
+    }
 
     #[test]
     fn strings_and_opaques() {

@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... file.x [-o out.rs]
+const USAGE: &str =
+    "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] file.x [-o out.rs]
        marshal-build idl [-I dir]... [-D NAME[=VALUE]]... file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
@@ -37,6 +38,14 @@ impl Front {
             Front::Xdr(c) => drop(c.define(name)),
             Front::Idl(c) => drop(c.define(name)),
         }
+    }
+
+    fn borrowed(&mut self) -> Result<(), String> {
+        match self {
+            Front::Xdr(c) => drop(c.borrowed(true)),
+            Front::Idl(_) => return Err(format!("`--borrowed` is for `xdr`\n{USAGE}")),
+        }
+        Ok(())
     }
 
     fn generate(&self, file: &str) -> Result<String, marshal_build::Error> {
@@ -74,6 +83,8 @@ fn run(args: &[String]) -> Result<(), String> {
             front.include_dir(value("-I", rest)?);
         } else if let Some(rest) = a.strip_prefix("-D") {
             front.define(&value("-D", rest)?);
+        } else if a == "--borrowed" {
+            front.borrowed()?;
         } else if a == "-o" {
             output = Some(value("-o", "")?);
         } else if a.starts_with('-') {

@@ -10,6 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::ast::*;
+use crate::config::GenOptions;
 use crate::error::Pos;
 use crate::lexer::Diag;
 use crate::xdr::generate::{camel, snake};
@@ -129,7 +130,7 @@ struct Gen<'a> {
 }
 
 /// Generates the Rust of a parsed file; `file` names it in doc comments.
-pub fn generate(defs: &[Def], file: &str) -> Result<String, Diag> {
+pub fn generate(defs: &[Def], file: &str, _opts: &GenOptions) -> Result<String, Diag> {
     let mut g = Gen {
         syms: HashMap::new(),
         root: Node::default(),

@@ -6,7 +6,7 @@ mod parse;
 
 use std::path::Path;
 
-use crate::config::Common;
+use crate::config::{Common, GenOptions};
 use crate::error::Error;
 use crate::lexer::{Diag, Token};
 use crate::preprocess::Options;
@@ -112,6 +112,6 @@ impl Config {
 }
 
 /// This front end's parser and generator.
-fn translate(tokens: &[Token], name: &str) -> Result<String, Diag> {
-    generate::generate(&parse::parse(tokens)?, name)
+fn translate(tokens: &[Token], name: &str, opts: &GenOptions) -> Result<String, Diag> {
+    generate::generate(&parse::parse(tokens)?, name, opts)
 }

@@ -8,6 +8,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::ast::*;
+use crate::config::GenOptions;
 use crate::lexer::Diag;
 
 /// Rust's keywords: such a name becomes a raw identifier.
@@ -56,6 +57,12 @@ struct Gen<'a> {
     defined: BTreeSet<&'a str>,
     /// rpcgen's built-in types used.
     builtins: BTreeSet<&'static str>,
+    /// Strings and opaque data as `Cow<'a, …>` ([`Config::borrowed`](super::Config::borrowed)).
+    borrowed: bool,
+    /// The types that take the lifetime `'a` (those that hold a `Cow`, directly or not).
+    borrowing: BTreeSet<&'a str>,
+    /// The lifetime written for them: `'a` in definitions and trait methods, `'_` elsewhere.
+    lt: TokenStream,
 }
 
 /// What a union switches on.
@@ -68,7 +75,7 @@ enum Disc {
 }
 
 /// Generates the Rust of a parsed file; `file` names it in doc comments.
-pub fn generate(defs: &[Definition], file: &str) -> Result<String, Diag> {
+pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<String, Diag> {
     let mut g = Gen {
         file,
         values: HashMap::new(),
@@ -76,6 +83,9 @@ pub fn generate(defs: &[Definition], file: &str) -> Result<String, Diag> {
         enums: HashMap::new(),
         defined: BTreeSet::new(),
         builtins: BTreeSet::new(),
+        borrowed: opts.borrowed,
+        borrowing: BTreeSet::new(),
+        lt: quote!('a),
     };
     for d in defs {
         let name = match d {
@@ -108,6 +118,9 @@ pub fn generate(defs: &[Definition], file: &str) -> Result<String, Diag> {
             }
         };
         g.defined.insert(&name.name);
+    }
+    if g.borrowed {
+        g.borrowing = borrowing(defs);
     }
     let mut items = Vec::new();
     let mut seen: HashMap<String, &Name> = HashMap::new();
@@ -200,7 +213,28 @@ impl<'a> Gen<'a> {
             }
         }
         let id = camel(&n.name);
-        quote!(#prefix #id)
+        if self.borrowing.contains(n.name.as_str()) {
+            let lt = &self.lt;
+            quote!(#prefix #id<#lt>)
+        } else {
+            quote!(#prefix #id)
+        }
+    }
+
+    /// Whether a type takes the lifetime (in borrowed mode).
+    fn borrows(&self, ty: &Type) -> bool {
+        match ty {
+            Type::String | Type::Opaque => self.borrowed,
+            Type::Named(n) => self.borrowing.contains(n.name.as_str()),
+            _ => false,
+        }
+    }
+
+    /// The generics of a definition named `name`: `<'a>` if it borrows.
+    fn generics(&self, name: &Name) -> Option<TokenStream> {
+        self.borrowing
+            .contains(name.name.as_str())
+            .then(|| quote!(<'a>))
     }
 
     fn base(&mut self, ty: &Type, prefix: &TokenStream) -> TokenStream {
@@ -216,6 +250,14 @@ impl<'a> Gen<'a> {
             Type::Float => quote!(f32),
             Type::Double => quote!(f64),
             Type::Bool => quote!(bool),
+            Type::String if self.borrowed => {
+                let lt = &self.lt;
+                quote!(::std::borrow::Cow<#lt, str>)
+            }
+            Type::Opaque if self.borrowed => {
+                let lt = &self.lt;
+                quote!(::std::borrow::Cow<#lt, [u8]>)
+            }
             Type::String => quote!(::std::string::String),
             Type::Opaque => quote!(::std::vec::Vec<u8>),
             Type::Named(n) => self.named(n, prefix),
@@ -331,6 +373,7 @@ impl<'a> Gen<'a> {
                 }
                 self.check_name(&t.name, &id, seen)?;
                 let doc = self.doc(format!("typedef {}", t.name.name));
+                let gen = self.generics(&t.name);
                 match bound {
                     // The bound must travel with the type (a vector of them keeps it): a newtype.
                     Some(n) => {
@@ -339,13 +382,13 @@ impl<'a> Gen<'a> {
                             #doc
                             #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
                             #[allow(dead_code)]
-                            pub struct #id(#[marshal(max_len = #n)] pub #ty);
+                            pub struct #id #gen (#[marshal(max_len = #n)] pub #ty);
                         }
                     }
                     None => quote! {
                         #doc
                         #[allow(dead_code)]
-                        pub type #id = #ty;
+                        pub type #id #gen = #ty;
                     },
                 }
             }
@@ -390,6 +433,7 @@ impl<'a> Gen<'a> {
                 let id = camel(&n.name);
                 self.check_name(n, &id, seen)?;
                 let doc = self.doc(format!("struct {}", n.name));
+                let gen = self.generics(n);
                 let mut fs = Vec::new();
                 for (i, f) in fields.iter().enumerate() {
                     let fid = snake(&f.name.name);
@@ -414,7 +458,7 @@ impl<'a> Gen<'a> {
                     #doc
                     #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
                     #[allow(dead_code)]
-                    pub struct #id { #(#fs,)* }
+                    pub struct #id #gen { #(#fs,)* }
                 }
             }
             Definition::Union(n, u) => {
@@ -429,6 +473,7 @@ impl<'a> Gen<'a> {
     fn union(&mut self, n: &Name, id: &Ident, u: &Union) -> Result<TokenStream, Diag> {
         let top = TokenStream::new();
         let doc = self.doc(format!("union {}", n.name));
+        let gen = self.generics(n);
         // `switch (bool)` with `TRUE: T` and `FALSE: void`: an `Option<T>`, the same bytes.
         if u.discriminant.ty == Type::Bool && u.default.is_none() && u.arms.len() == 2 {
             let mut body = None;
@@ -446,7 +491,7 @@ impl<'a> Gen<'a> {
                     return Ok(quote! {
                         #doc
                         #[allow(dead_code)]
-                        pub type #id = ::core::option::Option<#ty>;
+                        pub type #id #gen = ::core::option::Option<#ty>;
                     });
                 }
             }
@@ -542,7 +587,7 @@ impl<'a> Gen<'a> {
             #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
             #disc_attr
             #[allow(dead_code, clippy::large_enum_variant)]
-            pub enum #id { #(#variants,)* }
+            pub enum #id #gen { #(#variants,)* }
         })
     }
 
@@ -661,14 +706,42 @@ impl<'a> Gen<'a> {
                     pub const #cid: u32 = #num;
                 });
                 let m = snake(&pr.name.name);
+                // Client and dispatch write `'_` for the lifetime of borrowing types; the trait
+                // names it `'a`, shared by the arguments and the result.
+                self.lt = quote!('_);
                 let ret = match &pr.result {
                     Some(t) => self.base(t, &prefix),
                     None => quote!(()),
                 };
-                // The trait's methods say nothing for `void` (clippy's `unused_unit`).
-                let sret = pr.result.is_some().then(|| quote!(-> #ret));
-                let args: Vec<TokenStream> =
+                // What the client takes by reference: `str` and `[u8]` for bare strings and
+                // opaque data.
+                let args: Vec<TokenStream> = pr
+                    .args
+                    .iter()
+                    .map(|t| match t {
+                        Type::String => quote!(str),
+                        Type::Opaque => quote!([u8]),
+                        t => self.base(t, &prefix),
+                    })
+                    .collect();
+                let dargs: Vec<TokenStream> =
                     pr.args.iter().map(|t| self.base(t, &prefix)).collect();
+                self.lt = quote!('a);
+                let sret = pr.result.as_ref().map(|t| {
+                    let t = self.base(t, &prefix);
+                    // The trait's methods say nothing for `void` (clippy's `unused_unit`).
+                    quote!(-> #t)
+                });
+                let sargs: Vec<TokenStream> =
+                    pr.args.iter().map(|t| self.base(t, &prefix)).collect();
+                let slt = (pr.result.iter().chain(&pr.args).any(|t| self.borrows(t)))
+                    .then(|| quote!(<'a>));
+                // A result that borrows from the reply keeps the client borrowed.
+                let call = if pr.result.as_ref().is_some_and(|t| self.borrows(t)) {
+                    quote!(call_ref)
+                } else {
+                    quote!(call)
+                };
                 let doc = format!(" Calls `{}` (procedure {num}).", pr.name.name);
                 let sdoc = format!(" Serves `{}` (procedure {num}).", pr.name.name);
                 let call_reply = if pr.result.is_some() {
@@ -681,47 +754,49 @@ impl<'a> Gen<'a> {
                 } else {
                     TokenStream::new()
                 };
-                match args.as_slice() {
-                    [] => {
+                match (args.as_slice(), sargs.as_slice(), dargs.as_slice()) {
+                    ([], _, _) => {
                         client.push(quote! {
                             #[doc = #doc]
                             pub fn #m(&mut self) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
-                                self.inner.call::<(), #ret>(#cid, &())
+                                self.inner.#call::<(), #ret>(#cid, &())
                             }
                         });
-                        server.push(quote!(#[doc = #sdoc] fn #m(&self) #sret;));
+                        server.push(quote!(#[doc = #sdoc] fn #m #slt(&self) #sret;));
                         arms.push(quote!(#cid => {
                             call.args::<()>()?;
                             #bind_r self.0.#m();
                             #call_reply
                         }));
                     }
-                    [a] => {
+                    ([a], [sa], [da]) => {
                         client.push(quote! {
                             #[doc = #doc]
                             pub fn #m(&mut self, args: &#a) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
-                                self.inner.call::<#a, #ret>(#cid, args)
+                                self.inner.#call::<#a, #ret>(#cid, args)
                             }
                         });
-                        server.push(quote!(#[doc = #sdoc] fn #m(&self, args: #a) #sret;));
+                        server.push(quote!(#[doc = #sdoc] fn #m #slt(&self, args: #sa) #sret;));
                         arms.push(quote!(#cid => {
-                            let args: #a = call.args()?;
+                            let args: #da = call.args()?;
                             #bind_r self.0.#m(args);
                             #call_reply
                         }));
                     }
-                    many => {
+                    (many, smany, dmany) => {
                         let names: Vec<Ident> =
                             (0..many.len()).map(|i| format_ident!("arg{}", i)).collect();
                         client.push(quote! {
                             #[doc = #doc]
                             pub fn #m(&mut self, #(#names: &#many),*) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
-                                self.inner.call::<(#(&#many,)*), #ret>(#cid, &(#(#names,)*))
+                                self.inner.#call::<(#(&#many,)*), #ret>(#cid, &(#(#names,)*))
                             }
                         });
-                        server.push(quote!(#[doc = #sdoc] fn #m(&self, #(#names: #many),*) #sret;));
+                        server.push(
+                            quote!(#[doc = #sdoc] fn #m #slt(&self, #(#names: #smany),*) #sret;),
+                        );
                         arms.push(quote!(#cid => {
-                            let (#(#names,)*): (#(#many,)*) = call.args()?;
+                            let (#(#names,)*): (#(#dmany,)*) = call.args()?;
                             #bind_r self.0.#m(#(#names),*);
                             #call_reply
                         }));
@@ -833,5 +908,41 @@ fn show_value(v: &Value) -> String {
         Value::Number(n, _) => n.to_string(),
         Value::Name(n) => n.name.clone(),
         Value::Str(s, _) => format!("{s:?}"),
+    }
+}
+
+/// The types of `defs` that hold a string or variable-length opaque data, directly or through
+/// other types of the file: in borrowed mode they take the lifetime `'a`.
+fn borrowing(defs: &[Definition]) -> BTreeSet<&str> {
+    let mut set: BTreeSet<&str> = BTreeSet::new();
+    let holds = |d: &Decl, set: &BTreeSet<&str>| match &d.ty {
+        Type::String => true,
+        Type::Opaque => matches!(d.shape, Shape::Var(_)),
+        Type::Named(n) => set.contains(n.name.as_str()),
+        _ => false,
+    };
+    loop {
+        let before = set.len();
+        for d in defs {
+            let (name, yes) = match d {
+                Definition::Typedef(t) => (&t.name, holds(t, &set)),
+                Definition::Struct(n, fields) => (n, fields.iter().any(|f| holds(f, &set))),
+                Definition::Union(n, u) => (
+                    n,
+                    u.arms
+                        .iter()
+                        .filter_map(|a| a.decl.as_ref())
+                        .chain(u.default.iter().flatten())
+                        .any(|d| holds(d, &set)),
+                ),
+                _ => continue,
+            };
+            if yes {
+                set.insert(&name.name);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
     }
 }

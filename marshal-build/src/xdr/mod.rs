@@ -7,7 +7,7 @@ mod parse;
 
 use std::path::Path;
 
-use crate::config::Common;
+use crate::config::{Common, GenOptions};
 use crate::error::Error;
 use crate::lexer::{Diag, Token};
 use crate::preprocess::Options;
@@ -43,8 +43,11 @@ use crate::preprocess::Options;
 ///   when the typedef has a bound, so the bound travels with the type;
 /// - `program P { version V { R PROC(A) = n; } = v; } = p;` → module `p::v` (snake case)
 ///   with `PROGRAM`, `VERSION`, a `u32` const per procedure, a `Client` (method `proc(&A) ->
-///   Result<R, RpcError>`), a `Server` trait (method `proc(A) -> R`) and `program(impl
-///   Server) -> impl marshal::rpc::Program`;
+///   Result<R, RpcError>`; `&str` and `&[u8]` for a bare `string` or `opaque` argument), a
+///   `Server` trait (method `proc(A) -> R`) and `program(impl Server) -> impl
+///   marshal::rpc::Program`; with [`borrowed`](Config::borrowed), methods whose types
+///   borrow are `proc<'a>(A<'a>) -> R<'a>` on the server, and the client's results borrow
+///   from the reply;
 /// - types used but not defined are referred to by their `UpperCamelCase` name (they must
 ///   be in scope where the file is included), except rpcgen's `netobj` and `des_block`,
 ///   which are generated.
@@ -80,6 +83,28 @@ impl Config {
         self
     }
 
+    /// Strings and variable-length opaque data (octet sequences) as
+    /// `std::borrow::Cow<'a, str>` and `Cow<'a, [u8]>` instead of `String` and `Vec<u8>`
+    /// (off at first). Decoding then borrows them from the message: no allocation and no
+    /// copy per string, as a hand-written server that decodes `&str` has. Types that hold
+    /// them, directly or through others, take a lifetime parameter `'a`; a client's result
+    /// that borrows keeps the client borrowed until it is dropped (the next call reuses the
+    /// receive buffer); a server's method gets arguments that borrow from the request and
+    /// answers with values that may borrow from them, or own their data (`Cow::Owned`).
+    ///
+    /// ```
+    /// let x = std::env::temp_dir().join("marshal_build_borrowed_doc.x");
+    /// std::fs::write(&x, "struct file { string name<255>; opaque data<>; int mode; };")?;
+    /// let rust = marshal_build::xdr::Config::new().borrowed(true).generate(&x)?;
+    /// assert!(rust.contains("pub struct File<'a>"));
+    /// assert!(rust.contains("pub name: ::std::borrow::Cow<'a, str>"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn borrowed(&mut self, on: bool) -> &mut Config {
+        self.common.borrowed(on);
+        self
+    }
+
     /// Writes the output to `dir` instead of `$OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
         self.common.out_dir(dir.as_ref());
@@ -99,6 +124,6 @@ impl Config {
 }
 
 /// This front end's parser and generator.
-fn translate(tokens: &[Token], name: &str) -> Result<String, Diag> {
-    generate::generate(&parse::parse(tokens)?, name)
+fn translate(tokens: &[Token], name: &str, opts: &GenOptions) -> Result<String, Diag> {
+    generate::generate(&parse::parse(tokens)?, name, opts)
 }

@@ -62,6 +62,32 @@ generated!(
     yppasswd,
 );
 
+/// The same files generated with `Config::borrowed(true)`: strings and opaque data as `Cow`.
+pub mod borrowed {
+    macro_rules! borrowed {
+        ($($name:ident $({ $($prelude:item)* })?),* $(,)?) => {
+            $(
+                #[doc = concat!("Generated from `", stringify!($name), ".x`, borrowed.")]
+                pub mod $name {
+                    $($($prelude)*)?
+                    include!(concat!(env!("OUT_DIR"), "/borrowed/", stringify!($name), ".rs"));
+                }
+            )*
+        };
+    }
+    borrowed!(
+        flick,
+        calc,
+        unions,
+        nfs_prot,
+        mount,
+        yp,
+        rpcb_prot {
+            pub use crate::tirpc::{Netbuf, RpcprocT, RpcprogT, RpcversT};
+        },
+    );
+}
+
 /// Generated from `peers/omniorb/idl/flick.idl` (CORBA IDL).
 pub mod flick_idl {
     include!(concat!(env!("OUT_DIR"), "/idl/flick.rs"));
