@@ -124,6 +124,16 @@ fn rpc_client_calls_every_procedure_of_rpc_server() {
 }
 
 #[test]
+fn calc_serves_and_calls_the_program_of_its_x_file() {
+    let out = run("calc", env!("CARGO_BIN_EXE_calc"), &[]);
+    assert_eq!(out[..2], ["40 + 2 = 42", "hello world"]);
+    assert!(
+        out[2].starts_with("65 bytes: ") && out[2].contains("exceeds max_len 64"),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn rpc_client_without_an_address_fails() {
     let (status, out) =
         Running::start("rpc_client", env!("CARGO_BIN_EXE_rpc_client"), &[]).finish();
