@@ -18,6 +18,8 @@ pub(crate) struct GenOptions {
     /// Strings and variable-length opaque data (octet sequences) as `Cow<'a, str>` and
     /// `Cow<'a, [u8]>`, borrowed from the message when decoded.
     pub(crate) borrowed: bool,
+    /// The path generated code reaches `marshal` by, when not `::marshal`.
+    pub(crate) marshal_path: Option<String>,
 }
 
 /// The settings of a build, and how its front end turns tokens into Rust.
@@ -51,6 +53,10 @@ impl Common {
 
     pub(crate) fn borrowed(&mut self, on: bool) {
         self.gen.borrowed = on;
+    }
+
+    pub(crate) fn marshal_path(&mut self, path: &str) {
+        self.gen.marshal_path = Some(path.to_string());
     }
 
     pub(crate) fn out_dir(&mut self, dir: &Path) {

@@ -128,7 +128,7 @@ fn rpcinfo_sees_the_registered_server_and_dump_matches() {
         let dump = rb.dump().unwrap();
         assert!(
             dump.iter()
-                .any(|r| r.program == program && r.version == 3 && r.netid == "tcp"),
+                .any(|r| r.r_prog == program && r.r_vers == 3 && r.r_netid == "tcp"),
             "{dump:?}"
         );
         // rpcbind answers GETADDR of another version with the program's address (so that

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] file.x [-o out.rs]
+    "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--marshal-path PATH] file.x [-o out.rs]
        marshal-build idl [-I dir]... [-D NAME[=VALUE]]... file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
@@ -48,6 +48,14 @@ impl Front {
         Ok(())
     }
 
+    fn marshal_path(&mut self, path: &str) -> Result<(), String> {
+        match self {
+            Front::Xdr(c) => drop(c.marshal_path(path)),
+            Front::Idl(_) => return Err(format!("`--marshal-path` is for `xdr`\n{USAGE}")),
+        }
+        Ok(())
+    }
+
     fn generate(&self, file: &str) -> Result<String, marshal_build::Error> {
         match self {
             Front::Xdr(c) => c.generate(file),
@@ -85,6 +93,9 @@ fn run(args: &[String]) -> Result<(), String> {
             front.define(&value("-D", rest)?);
         } else if a == "--borrowed" {
             front.borrowed()?;
+        } else if a == "--marshal-path" {
+            let p = value("--marshal-path", "")?;
+            front.marshal_path(&p)?;
         } else if a == "-o" {
             output = Some(value("-o", "")?);
         } else if a.starts_with('-') {

@@ -63,6 +63,10 @@ struct Gen<'a> {
     borrowing: BTreeSet<&'a str>,
     /// The lifetime written for them: `'a` in definitions and trait methods, `'_` elsewhere.
     lt: TokenStream,
+    /// The path to the `marshal` crate (`::marshal`, or [`Config::marshal_path`](super::Config::marshal_path)).
+    m: TokenStream,
+    /// `#[marshal(crate = "…")]` on derived types when the path is not `::marshal`.
+    crate_attr: TokenStream,
 }
 
 /// What a union switches on.
@@ -86,7 +90,23 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
         borrowed: opts.borrowed,
         borrowing: BTreeSet::new(),
         lt: quote!('a),
+        m: quote!(::marshal),
+        crate_attr: TokenStream::new(),
     };
+    if let Some(path) = &opts.marshal_path {
+        let p: syn::Path = syn::parse_str(path).map_err(|e| {
+            Diag::new(
+                crate::error::Pos {
+                    file: 0,
+                    line: 1,
+                    col: 1,
+                },
+                format!("the marshal path `{path}` is not a Rust path: {e}"),
+            )
+        })?;
+        g.m = quote!(#p);
+        g.crate_attr = quote!(#[marshal(crate = #path)]);
+    }
     for d in defs {
         let name = match d {
             Definition::Const(n, v) => {
@@ -129,10 +149,12 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
             items.push(item);
         }
     }
+    let (rt, crate_attr) = (g.m.clone(), g.crate_attr.clone());
     if g.builtins.contains(NETOBJ) {
         items.push(quote! {
             /// rpcgen's `netobj`: `opaque<MAX_NETOBJ_SZ>` (1024).
-            #[derive(::marshal::Marshal, Debug, Clone, PartialEq, Eq, Hash, Default)]
+            #[derive(#rt::Marshal, Debug, Clone, PartialEq, Eq, Hash, Default)]
+            #crate_attr
             #[allow(dead_code)]
             pub struct Netobj(#[marshal(max_len = 1024)] pub ::std::vec::Vec<u8>);
         });
@@ -335,6 +357,7 @@ impl<'a> Gen<'a> {
         seen: &mut HashMap<String, &'a Name>,
     ) -> Result<Option<TokenStream>, Diag> {
         let top = TokenStream::new();
+        let (rt, crate_attr) = (self.m.clone(), self.crate_attr.clone());
         Ok(Some(match d {
             Definition::Const(n, Value::Str(text, _)) => {
                 let id = Ident::new(&n.name, Span::call_site());
@@ -380,7 +403,8 @@ impl<'a> Gen<'a> {
                         let n = proc_macro2::Literal::u32_unsuffixed(n);
                         quote! {
                             #doc
-                            #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
+                            #[derive(#rt::Marshal, Debug, Clone, PartialEq)]
+                            #crate_attr
                             #[allow(dead_code)]
                             pub struct #id #gen (#[marshal(max_len = #n)] pub #ty);
                         }
@@ -422,7 +446,8 @@ impl<'a> Gen<'a> {
                 });
                 quote! {
                     #doc
-                    #[derive(::marshal::Marshal, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+                    #[derive(#rt::Marshal, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+                    #crate_attr
                     #[repr(i32)]
                     #[allow(dead_code)]
                     pub enum #id { #(#variants,)* }
@@ -456,7 +481,8 @@ impl<'a> Gen<'a> {
                 }
                 quote! {
                     #doc
-                    #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
+                    #[derive(#rt::Marshal, Debug, Clone, PartialEq)]
+                    #crate_attr
                     #[allow(dead_code)]
                     pub struct #id #gen { #(#fs,)* }
                 }
@@ -472,6 +498,7 @@ impl<'a> Gen<'a> {
 
     fn union(&mut self, n: &Name, id: &Ident, u: &Union) -> Result<TokenStream, Diag> {
         let top = TokenStream::new();
+        let (rt, crate_attr) = (self.m.clone(), self.crate_attr.clone());
         let doc = self.doc(format!("union {}", n.name));
         let gen = self.generics(n);
         // `switch (bool)` with `TRUE: T` and `FALSE: void`: an `Option<T>`, the same bytes.
@@ -584,7 +611,8 @@ impl<'a> Gen<'a> {
         }
         Ok(quote! {
             #doc
-            #[derive(::marshal::Marshal, Debug, Clone, PartialEq)]
+            #[derive(#rt::Marshal, Debug, Clone, PartialEq)]
+            #crate_attr
             #disc_attr
             #[allow(dead_code, clippy::large_enum_variant)]
             pub enum #id #gen { #(#variants,)* }
@@ -659,6 +687,7 @@ impl<'a> Gen<'a> {
     }
 
     fn program(&mut self, p: &Program) -> Result<TokenStream, Diag> {
+        let rt = self.m.clone();
         let prefix = quote!(super::super::);
         let pmod = snake(&p.name.name);
         let prog = proc_macro2::Literal::u32_unsuffixed(self.size(&p.number)?);
@@ -758,7 +787,7 @@ impl<'a> Gen<'a> {
                     ([], _, _) => {
                         client.push(quote! {
                             #[doc = #doc]
-                            pub fn #m(&mut self) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
+                            pub fn #m(&mut self) -> ::core::result::Result<#ret, #rt::rpc::RpcError> {
                                 self.inner.#call::<(), #ret>(#cid, &())
                             }
                         });
@@ -772,7 +801,7 @@ impl<'a> Gen<'a> {
                     ([a], [sa], [da]) => {
                         client.push(quote! {
                             #[doc = #doc]
-                            pub fn #m(&mut self, args: &#a) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
+                            pub fn #m(&mut self, args: &#a) -> ::core::result::Result<#ret, #rt::rpc::RpcError> {
                                 self.inner.#call::<#a, #ret>(#cid, args)
                             }
                         });
@@ -788,7 +817,7 @@ impl<'a> Gen<'a> {
                             (0..many.len()).map(|i| format_ident!("arg{}", i)).collect();
                         client.push(quote! {
                             #[doc = #doc]
-                            pub fn #m(&mut self, #(#names: &#many),*) -> ::core::result::Result<#ret, ::marshal::rpc::RpcError> {
+                            pub fn #m(&mut self, #(#names: &#many),*) -> ::core::result::Result<#ret, #rt::rpc::RpcError> {
                                 self.inner.#call::<(#(&#many,)*), #ret>(#cid, &(#(#names,)*))
                             }
                         });
@@ -820,20 +849,20 @@ impl<'a> Gen<'a> {
                     /// A typed client: one method per procedure.
                     #[derive(Debug)]
                     pub struct Client {
-                        inner: ::marshal::rpc::Client,
+                        inner: #rt::rpc::Client,
                     }
 
                     impl Client {
                         /// A client over `inner` (connected to this program and version).
-                        pub fn new(inner: ::marshal::rpc::Client) -> Client {
+                        pub fn new(inner: #rt::rpc::Client) -> Client {
                             Client { inner }
                         }
                         /// The RPC client underneath.
-                        pub fn get_mut(&mut self) -> &mut ::marshal::rpc::Client {
+                        pub fn get_mut(&mut self) -> &mut #rt::rpc::Client {
                             &mut self.inner
                         }
                         /// The RPC client underneath, given back.
-                        pub fn into_inner(self) -> ::marshal::rpc::Client {
+                        pub fn into_inner(self) -> #rt::rpc::Client {
                             self.inner
                         }
                         #(#client)*
@@ -845,7 +874,7 @@ impl<'a> Gen<'a> {
                     }
 
                     /// The program for `marshal::rpc::Server::add(PROGRAM, VERSION, …)`.
-                    pub fn program(imp: impl Server) -> impl ::marshal::rpc::Program {
+                    pub fn program(imp: impl Server) -> impl #rt::rpc::Program {
                         Dispatch(imp)
                     }
 
@@ -857,8 +886,8 @@ impl<'a> Gen<'a> {
                         }
                     }
 
-                    impl<S: Server> ::marshal::rpc::Program for Dispatch<S> {
-                        fn call(&self, call: &mut ::marshal::rpc::Call<'_>) -> ::core::result::Result<(), ::marshal::Error> {
+                    impl<S: Server> #rt::rpc::Program for Dispatch<S> {
+                        fn call(&self, call: &mut #rt::rpc::Call<'_>) -> ::core::result::Result<(), #rt::Error> {
                             match call.procedure() {
                                 #(#arms)*
                                 _ => call.proc_unavail(),

@@ -105,6 +105,23 @@ impl Config {
         self
     }
 
+    /// The path generated code names the `marshal` crate by (`::marshal` at first), for a
+    /// crate that renames the dependency or re-exports it: items are reached as
+    /// `<path>::rpc::Client`, …, and derived types say `#[marshal(crate = "<path>")]`.
+    ///
+    /// ```
+    /// let x = std::env::temp_dir().join("marshal_build_path_doc.x");
+    /// std::fs::write(&x, "struct point { int x; int y; };")?;
+    /// let rust = marshal_build::xdr::Config::new().marshal_path("m").generate(&x)?;
+    /// assert!(rust.contains("#[derive(m::Marshal"));
+    /// assert!(rust.contains(r#"#[marshal(crate = "m")]"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn marshal_path(&mut self, path: &str) -> &mut Config {
+        self.common.marshal_path(path);
+        self
+    }
+
     /// Writes the output to `dir` instead of `$OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
         self.common.out_dir(dir.as_ref());

@@ -1,7 +1,9 @@
 //! Generated ONC RPC code against live peers:
 //!
 //! - the client generated from libtirpc's `rpcb_prot.x` asks the system's rpcbind (versions 3
-//!   and 4) what marshal's hand-written rpcbind client asks it, and gets the same answers;
+//!   and 4) for its registrations and addresses, and gets what libtirpc's `rpcinfo` and
+//!   `marshal::rpc::rpcbind` (once hand-written, now generated from the same file inside
+//!   `transports`) get;
 //! - a server generated from `xdr/calc.x` registers with rpcbind, is listed by `rpcinfo`, and
 //!   is called over TCP and UDP by a C client built during the test on the stubs that
 //!   `rpcgen` generates from the same file.
@@ -61,14 +63,40 @@ fn generated_dump(version: u32) -> BTreeSet<Entry> {
     out
 }
 
-/// The hand-written client's DUMP, as a set.
-fn hand_written_dump(version: u32) -> BTreeSet<Entry> {
+/// `marshal::rpc::rpcbind`'s DUMP, as a set.
+fn transports_dump(version: u32) -> BTreeSet<Entry> {
     Rpcbind::connect(LOCAL, version)
         .unwrap()
         .dump()
         .unwrap()
         .into_iter()
-        .map(|r| (r.program, r.version, r.netid, r.addr, r.owner))
+        .map(|r| (r.r_prog, r.r_vers, r.r_netid, r.r_addr, r.r_owner))
+        .collect()
+}
+
+/// What `rpcinfo 127.0.0.1` (rpcbind version 4 DUMP, through libtirpc) lists: program,
+/// version, netid, address and owner (its `service` column is a local name lookup).
+fn rpcinfo_dump() -> BTreeSet<Entry> {
+    let out = Command::new("rpcinfo")
+        .arg("127.0.0.1")
+        .output()
+        .unwrap_or_else(|e| panic!("rpcinfo is missing ({e}): apt-get install rpcbind"));
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 6, "unexpected rpcinfo line {l:?}");
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].to_string(),
+                f[3].to_string(),
+                f[5].to_string(),
+            )
+        })
         .collect()
 }
 
@@ -78,14 +106,18 @@ fn generated_rpcbind_client_answers_as_the_hand_written_one() {
     require_rpcbind();
     for version in [3, 4] {
         // Another process may register between two dumps: compare a generated dump with
-        // hand-written ones taken before and after it that agree.
+        // others taken before and after it that agree.
         let mut agreed = false;
         for _ in 0..5 {
-            let before = hand_written_dump(version);
+            let before = transports_dump(version);
             let generated = generated_dump(version);
-            let after = hand_written_dump(version);
+            let c = (version == 4).then(rpcinfo_dump);
+            let after = transports_dump(version);
             if before == after {
                 assert_eq!(generated, before, "rpcbind version {version} DUMP");
+                if let Some(c) = c {
+                    assert_eq!(generated, c, "rpcbind version 4 DUMP against rpcinfo");
+                }
                 agreed = true;
                 break;
             }

@@ -31,6 +31,7 @@
 mod client;
 mod error;
 mod framing;
+mod rpcb_prot;
 pub mod rpcbind;
 mod server;
 

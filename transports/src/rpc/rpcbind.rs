@@ -19,6 +19,7 @@ use std::time::Duration;
 use marshal_core::{Error, Reader, SizeClass, Writer};
 use wire_xdr::{Decode, Encode};
 
+use super::rpcb_prot::rpcbprog::{rpcbvers, rpcbvers4};
 use super::{Client, Protocol, RpcError};
 
 /// The portmapper's and rpcbind's program number.
@@ -87,57 +88,10 @@ impl<'de> Decode<'de> for Mapping {
     }
 }
 
-/// An rpcbind (versions 3 and 4) registration: `struct rpcb { rpcprog_t r_prog; rpcvers_t
-/// r_vers; string r_netid<>; string r_addr<>; string r_owner<>; }`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Rpcb {
-    /// The program.
-    pub program: u32,
-    /// The version.
-    pub version: u32,
-    /// The network id: `tcp`, `udp`, `tcp6`, `udp6`, `local`, …
-    pub netid: String,
-    /// The universal address (see [`universal_address`]).
-    pub addr: String,
-    /// Who registered it.
-    pub owner: String,
-}
-
-impl Encode for Rpcb {
-    const SIZE: SizeClass = SizeClass::Unbounded;
-    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
-        self.as_tuple().encoded_len(depth)
-    }
-    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        self.as_tuple().encode(w)
-    }
-}
-
-impl<'de> Decode<'de> for Rpcb {
-    const SIZE: SizeClass = SizeClass::Unbounded;
-    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
-        let (program, version, netid, addr, owner) = Decode::decode(r)?;
-        Ok(Rpcb {
-            program,
-            version,
-            netid,
-            addr,
-            owner,
-        })
-    }
-}
-
-impl Rpcb {
-    fn as_tuple(&self) -> (u32, u32, &str, &str, &str) {
-        (
-            self.program,
-            self.version,
-            &self.netid,
-            &self.addr,
-            &self.owner,
-        )
-    }
-}
+/// An rpcbind (versions 3 and 4) registration, generated from `rpcb_prot.x`: `r_prog`,
+/// `r_vers`, `r_netid` (`tcp`, `udp`, `tcp6`, `udp6`, `local`, …), `r_addr` (the universal
+/// address, see [`universal_address`]) and `r_owner`.
+pub use super::rpcb_prot::Rpcb;
 
 /// An XDR optional-data list (`struct list { T item; list *next; }`) read with a loop: each
 /// element costs input, so its length is bounded by the message.
@@ -211,10 +165,27 @@ impl PortMapper {
     }
 }
 
-/// An rpcbind (version 3 or 4) client.
+/// An rpcbind (version 3 or 4) client: the clients generated from `rpcb_prot.x`.
 #[derive(Debug)]
 pub struct Rpcbind {
-    client: Client,
+    client: Versioned,
+}
+
+/// The generated client of the version connected to.
+#[derive(Debug)]
+enum Versioned {
+    V3(rpcbvers::Client),
+    V4(rpcbvers4::Client),
+}
+
+/// Calls the same procedure of whichever version is connected (their signatures agree).
+macro_rules! either {
+    ($self:ident.$method:ident($($arg:expr),*)) => {
+        match &mut $self.client {
+            Versioned::V3(c) => c.$method($($arg),*),
+            Versioned::V4(c) => c.$method($($arg),*),
+        }
+    };
 }
 
 impl Rpcbind {
@@ -222,6 +193,10 @@ impl Rpcbind {
     pub fn connect(host: IpAddr, version: u32) -> Result<Rpcbind, RpcError> {
         let mut client = Client::connect_tcp((host, PORT), PROGRAM, version)?;
         client.set_timeout(TIMEOUT);
+        let client = match version {
+            rpcbvers::VERSION => Versioned::V3(rpcbvers::Client::new(client)),
+            _ => Versioned::V4(rpcbvers4::Client::new(client)),
+        };
         Ok(Rpcbind { client })
     }
 
@@ -233,26 +208,44 @@ impl Rpcbind {
         version: u32,
         netid: &str,
     ) -> Result<Option<String>, RpcError> {
-        let q = (program, version, netid, "", "");
-        let addr: String = self.client.call(GETPORT_OR_GETADDR, &q)?;
+        let q = query(program, version, netid);
+        let addr = either!(self.rpcbproc_getaddr(&q))?;
         Ok((!addr.is_empty()).then_some(addr))
     }
 
     /// SET: registers `r`; `false` if a registration exists for its program, version and
     /// netid.
     pub fn set(&mut self, r: &Rpcb) -> Result<bool, RpcError> {
-        self.client.call(SET, r)
+        either!(self.rpcbproc_set(r))
     }
 
-    /// UNSET: removes the registrations of the program and version on `r.netid` (on every
+    /// UNSET: removes the registrations of the program and version on `r.r_netid` (on every
     /// netid if it is empty).
     pub fn unset(&mut self, r: &Rpcb) -> Result<bool, RpcError> {
-        self.client.call(UNSET, r)
+        either!(self.rpcbproc_unset(r))
     }
 
     /// DUMP: every registration.
     pub fn dump(&mut self) -> Result<Vec<Rpcb>, RpcError> {
-        Ok(self.client.call::<_, List<Rpcb>>(DUMP, &())?.0)
+        let mut list = either!(self.rpcbproc_dump())?;
+        let mut out = Vec::new();
+        while let Some(mut node) = list {
+            list = node.rpcb_next.take();
+            // The node owns its registration; take it rather than clone it.
+            out.push(std::mem::replace(&mut node.rpcb_map, query(0, 0, "")));
+        }
+        Ok(out)
+    }
+}
+
+/// A registration with only a program, version and netid (what GETADDR and UNSET read).
+fn query(program: u32, version: u32, netid: &str) -> Rpcb {
+    Rpcb {
+        r_prog: program,
+        r_vers: version,
+        r_netid: netid.into(),
+        r_addr: String::new(),
+        r_owner: String::new(),
     }
 }
 
@@ -291,11 +284,11 @@ pub fn register(
     addr: SocketAddr,
 ) -> Result<(), RpcError> {
     let r = Rpcb {
-        program,
-        version,
-        netid: protocol.netid(addr.is_ipv6()).into(),
-        addr: universal_address(addr),
-        owner: OWNER.into(),
+        r_prog: program,
+        r_vers: version,
+        r_netid: protocol.netid(addr.is_ipv6()).into(),
+        r_addr: universal_address(addr),
+        r_owner: OWNER.into(),
     };
     let mut rb = Rpcbind::connect(LOCAL, 4)?;
     let set = match rb.unset(&r).and_then(|_| rb.set(&r)) {
@@ -320,11 +313,8 @@ pub fn unregister(program: u32, version: u32, protocol: Protocol) -> Result<(), 
     let mut rb = Rpcbind::connect(LOCAL, 4)?;
     for ipv6 in [false, true] {
         let r = Rpcb {
-            program,
-            version,
-            netid: protocol.netid(ipv6).into(),
-            addr: String::new(),
-            owner: OWNER.into(),
+            r_owner: OWNER.into(),
+            ..query(program, version, protocol.netid(ipv6))
         };
         match rb.unset(&r) {
             Ok(_) => {}
