@@ -1,4 +1,4 @@
-//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, every `.x` file of Debian's `/usr/include/rpcsvc`
+//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/exact.x`, every `.x` file of Debian's `/usr/include/rpcsvc`
 //! (packages `rpcsvc-proto` and `libnsl-dev`) and libtirpc's `rpcb_prot.x`; for the files of
 //! [`EXACT`], writes marshal-build's C and Rust fillers of pseudo-random values to
 //! `$OUT_DIR/random/` (for `tests/rpcgen_exact.rs`).
@@ -40,6 +40,9 @@ const EXACT: &[&str] = &[
     "bootparam_prot",
     "sm_inter",
     "rpcb_prot",
+    // Ours: what those files do not have (several labels on an arm, default arms on every
+    // kind of discriminant, every scalar type, arrays and optional data of them).
+    "exact",
 ];
 
 fn main() {
@@ -59,11 +62,13 @@ fn main() {
     compile(&marshal_build::xdr::Config::new(), &flick);
     let unions = Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/unions.x");
     compile(&marshal_build::xdr::Config::new(), &unions);
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/exact.x");
+    compile(&marshal_build::xdr::Config::new(), &ours);
+    let mut exact = vec![("exact", marshal_build::xdr::Config::new(), ours)];
     compile(&marshal_build::xdr::Config::new(), tirpc);
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).to_path_buf();
     let random = out.join("random");
     std::fs::create_dir_all(&random).expect("create $OUT_DIR/random");
-    let mut exact = Vec::new();
     for (name, defines) in RPCSVC {
         let mut cfg = marshal_build::xdr::Config::new();
         cfg.include_dir(rpcsvc);

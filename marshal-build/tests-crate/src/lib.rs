@@ -37,6 +37,7 @@ pub mod tirpc {
 generated!(
     flick,
     unions,
+    exact,
     rpcb_prot {
         pub use crate::tirpc::{Netbuf, RpcprocT, RpcprogT, RpcversT};
     },
