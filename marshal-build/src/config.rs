@@ -95,13 +95,25 @@ impl Common {
 
     /// The Rust for `file`, and every file read (`file` first).
     pub(crate) fn generate(&self, file: &Path) -> Result<(String, Vec<PathBuf>), Error> {
+        self.with_tokens(file, |tokens, name| {
+            (self.translate)(tokens, name, &self.gen)
+        })
+    }
+
+    /// What `f` makes of the preprocessed tokens of `file` (named by its file name), and
+    /// every file read (`file` first); `f`'s errors located in the sources.
+    pub(crate) fn with_tokens<T>(
+        &self,
+        file: &Path,
+        f: impl FnOnce(&[Token], &str) -> Result<T, Diag>,
+    ) -> Result<(T, Vec<PathBuf>), Error> {
         let (sources, tokens) = preprocess(file, &self.opts)?;
         let read: Vec<PathBuf> = sources.paths().map(Path::to_path_buf).collect();
         let name = file.file_name().map_or_else(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let code = (self.translate)(&tokens, &name, &self.gen).map_err(|d| sources.error(&d))?;
-        Ok((code, read))
+        let out = f(&tokens, &name).map_err(|d| sources.error(&d))?;
+        Ok((out, read))
     }
 }

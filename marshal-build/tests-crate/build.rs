@@ -1,5 +1,8 @@
-//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/calc.x`, every `.x` file of Debian's `/usr/include/rpcsvc`
-//! (packages `rpcsvc-proto` and `libnsl-dev`) and libtirpc's `rpcb_prot.x`.
+//! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/calc.x`, `xdr/exact.x`, every
+//! `.x` file of Debian's `/usr/include/rpcsvc` (packages `rpcsvc-proto` and `libnsl-dev`) and
+//! libtirpc's `rpcb_prot.x`; some of them again in borrowed mode; for the files of [`EXACT`],
+//! writes marshal-build's C and Rust fillers of pseudo-random values to `$OUT_DIR/random/`
+//! (for `tests/rpcgen_exact.rs`).
 
 use std::path::Path;
 
@@ -27,6 +30,22 @@ const RPCSVC: &[(&str, &[&str])] = &[
     ("yppasswd", &[]),
 ];
 
+/// The files whose every type `tests/rpcgen_exact.rs` checks against rpcgen's C, byte for byte.
+const EXACT: &[&str] = &[
+    "mount",
+    "nfs_prot",
+    "yp",
+    "rstat",
+    "rex",
+    "nis_object",
+    "bootparam_prot",
+    "sm_inter",
+    "rpcb_prot",
+    // Ours: what those files do not have (several labels on an arm, default arms on every
+    // kind of discriminant, every scalar type, arrays and optional data of them).
+    "exact",
+];
+
 fn main() {
     let rpcsvc = Path::new("/usr/include/rpcsvc");
     let tirpc = Path::new("/usr/include/tirpc/rpc/rpcb_prot.x");
@@ -48,15 +67,59 @@ fn main() {
             &Path::new(env!("CARGO_MANIFEST_DIR")).join(x),
         );
     }
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/exact.x");
+    compile(&marshal_build::xdr::Config::new(), &ours);
+    let mut exact = vec![("exact", marshal_build::xdr::Config::new(), ours)];
     compile(&marshal_build::xdr::Config::new(), tirpc);
+    let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).to_path_buf();
+    let random = out.join("random");
+    std::fs::create_dir_all(&random).expect("create $OUT_DIR/random");
     for (name, defines) in RPCSVC {
         let mut cfg = marshal_build::xdr::Config::new();
         cfg.include_dir(rpcsvc);
         for d in *defines {
             cfg.define(d);
         }
-        compile(&cfg, &rpcsvc.join(format!("{name}.x")));
+        let file = rpcsvc.join(format!("{name}.x"));
+        compile(&cfg, &file);
+        if EXACT.contains(name) {
+            exact.push((*name, cfg, file));
+        }
     }
+    exact.push((
+        "rpcb_prot",
+        marshal_build::xdr::Config::new(),
+        tirpc.to_path_buf(),
+    ));
+    let mut files = String::new();
+    for name in EXACT {
+        let (_, cfg, file) = exact
+            .iter()
+            .find(|(n, ..)| n == name)
+            .unwrap_or_else(|| panic!("{name}.x is not compiled"));
+        let fillers = cfg.random(file).unwrap_or_else(|e| panic!("\n{e}"));
+        write(&random.join(format!("{name}.c")), &fillers.c);
+        write(&random.join(format!("{name}.rs")), &fillers.rust);
+        files.push_str(&format!(
+            "    ({name:?}, {:?}),\n",
+            file.display().to_string()
+        ));
+    }
+    write(
+        &random.join("marshal_random.h"),
+        marshal_build::xdr::random::C_SUPPORT,
+    );
+    write(
+        &random.join("support.rs"),
+        marshal_build::xdr::random::RUST_SUPPORT,
+    );
+    write(
+        &random.join("files.rs"),
+        &format!(
+            "/// Each file of `build.rs`'s `EXACT`: its stem and path.\n\
+             pub const EXACT: &[(&str, &str)] = &[\n{files}];\n"
+        ),
+    );
 
     // Borrowed mode (`Cow` strings and opaque data), in `$OUT_DIR/borrowed`.
     let borrowed = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("borrowed");
@@ -78,7 +141,7 @@ fn main() {
     // CORBA IDL: the Flick interop IDL, and one file with every construct.
     // In `$OUT_DIR/idl`: `flick.x` already gives `$OUT_DIR/flick.rs`.
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("idl");
+    let out = out.join("idl");
     std::fs::create_dir_all(&out).expect("create $OUT_DIR/idl");
     for idl in [
         here.join("../../peers/omniorb/idl/flick.idl"),
@@ -97,4 +160,8 @@ fn compile(cfg: &marshal_build::xdr::Config, file: &Path) {
     if let Err(e) = cfg.compile(&[file]) {
         panic!("\n{e}");
     }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }

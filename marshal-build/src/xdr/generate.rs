@@ -42,19 +42,19 @@ pub fn snake(name: &str) -> Ident {
 }
 
 /// rpcgen's own types, generated when a file uses them without defining them.
-const NETOBJ: &str = "netobj";
-const DES_BLOCK: &str = "des_block";
+pub(super) const NETOBJ: &str = "netobj";
+pub(super) const DES_BLOCK: &str = "des_block";
 
-struct Gen<'a> {
+pub(super) struct Gen<'a> {
     file: &'a str,
     /// Constants and enumerators by name.
     values: HashMap<&'a str, &'a Value>,
     /// Typedefs by name.
     typedefs: HashMap<&'a str, &'a Decl>,
     /// Enums by name.
-    enums: HashMap<&'a str, &'a [Enumerator]>,
+    pub(super) enums: HashMap<&'a str, &'a [Enumerator]>,
     /// Every type the file defines.
-    defined: BTreeSet<&'a str>,
+    pub(super) defined: BTreeSet<&'a str>,
     /// rpcgen's built-in types used.
     builtins: BTreeSet<&'static str>,
     /// Strings and opaque data as `Cow<'a, …>` ([`Config::borrowed`](super::Config::borrowed)).
@@ -70,7 +70,7 @@ struct Gen<'a> {
 }
 
 /// What a union switches on.
-enum Disc {
+pub(super) enum Disc {
     I32,
     U32,
     Bool,
@@ -78,21 +78,46 @@ enum Disc {
     Enum(String),
 }
 
+/// How a union is represented in Rust.
+pub(super) enum UnionLayout<'u> {
+    /// `switch (bool)` with `TRUE: T` and `FALSE: void`: `Option<T>` (`ty` is `T`).
+    Option { ty: TokenStream },
+    /// An enum: a variant per arm, in the order of the `.x` file, and the default arm's.
+    Enum {
+        /// What the union switches on.
+        kind: Disc,
+        /// Its Rust type.
+        disc_ty: TokenStream,
+        /// The `case` arms.
+        arms: Vec<UnionArm<'u>>,
+        /// The `default` arm's variant and declaration (`None`: `void`).
+        default: Option<(Ident, Option<&'u Decl>)>,
+    },
+}
+
+/// One `case` arm of a union as an enum's variant: `V(T)` for one label, `AOrB(D, T)` (holding
+/// the label) for several.
+pub(super) struct UnionArm<'u> {
+    /// The variant's name.
+    pub variant: Ident,
+    /// The labels, in order.
+    pub labels: Vec<Label>,
+    /// The arm's declaration, `None` for `void`.
+    pub decl: Option<&'u Decl>,
+}
+
+/// A case label: its value, and that value as Rust of the discriminant's type.
+pub(super) struct Label {
+    /// The value.
+    pub value: i128,
+    /// `Status::Perm`, `3`, `true`.
+    pub tokens: TokenStream,
+}
+
 /// Generates the Rust of a parsed file; `file` names it in doc comments.
 pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<String, Diag> {
-    let mut g = Gen {
-        file,
-        values: HashMap::new(),
-        typedefs: HashMap::new(),
-        enums: HashMap::new(),
-        defined: BTreeSet::new(),
-        builtins: BTreeSet::new(),
-        borrowed: opts.borrowed,
-        borrowing: BTreeSet::new(),
-        lt: quote!('a),
-        m: quote!(::marshal),
-        crate_attr: TokenStream::new(),
-    };
+    let mut g = Gen::new(defs, file);
+    g.borrowed = opts.borrowed;
     if let Some(path) = &opts.marshal_path {
         let p: syn::Path = syn::parse_str(path).map_err(|e| {
             Diag::new(
@@ -106,38 +131,6 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
         })?;
         g.m = quote!(#p);
         g.crate_attr = quote!(#[marshal(crate = #path)]);
-    }
-    for d in defs {
-        let name = match d {
-            Definition::Const(n, v) => {
-                g.values.insert(&n.name, v);
-                continue;
-            }
-            Definition::Enum(n, es) => {
-                for e in es {
-                    g.values.insert(&e.name.name, &e.value);
-                }
-                g.enums.insert(&n.name, es);
-                n
-            }
-            Definition::Typedef(t) => {
-                g.typedefs.insert(&t.name.name, t);
-                &t.name
-            }
-            Definition::Struct(n, _) | Definition::Union(n, _) => n,
-            Definition::Program(p) => {
-                // rpcgen `#define`s program, version and procedure names: usable as constants.
-                g.values.insert(&p.name.name, &p.number);
-                for v in &p.versions {
-                    g.values.insert(&v.name.name, &v.number);
-                    for pr in &v.procedures {
-                        g.values.insert(&pr.name.name, &pr.number);
-                    }
-                }
-                continue;
-            }
-        };
-        g.defined.insert(&name.name);
     }
     if g.borrowed {
         g.borrowing = borrowing(defs);
@@ -184,8 +177,58 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
 }
 
 impl<'a> Gen<'a> {
+    /// The file's constants, enumerators, typedefs and enums, and every type it defines.
+    pub(super) fn new(defs: &'a [Definition], file: &'a str) -> Gen<'a> {
+        let mut g = Gen {
+            file,
+            values: HashMap::new(),
+            typedefs: HashMap::new(),
+            enums: HashMap::new(),
+            defined: BTreeSet::new(),
+            builtins: BTreeSet::new(),
+            borrowed: false,
+            borrowing: BTreeSet::new(),
+            lt: quote!('a),
+            m: quote!(::marshal),
+            crate_attr: TokenStream::new(),
+        };
+        for d in defs {
+            let name = match d {
+                Definition::Const(n, v) => {
+                    g.values.insert(&n.name, v);
+                    continue;
+                }
+                Definition::Enum(n, es) => {
+                    for e in es {
+                        g.values.insert(&e.name.name, &e.value);
+                    }
+                    g.enums.insert(&n.name, es);
+                    n
+                }
+                Definition::Typedef(t) => {
+                    g.typedefs.insert(&t.name.name, t);
+                    &t.name
+                }
+                Definition::Struct(n, _) | Definition::Union(n, _) => n,
+                Definition::Program(p) => {
+                    // rpcgen `#define`s program, version and procedure names: usable as constants.
+                    g.values.insert(&p.name.name, &p.number);
+                    for v in &p.versions {
+                        g.values.insert(&v.name.name, &v.number);
+                        for pr in &v.procedures {
+                            g.values.insert(&pr.name.name, &pr.number);
+                        }
+                    }
+                    continue;
+                }
+            };
+            g.defined.insert(&name.name);
+        }
+        g
+    }
+
     /// The value of a constant expression.
-    fn resolve(&self, v: &Value) -> Result<i128, Diag> {
+    pub(super) fn resolve(&self, v: &Value) -> Result<i128, Diag> {
         self.resolve_depth(v, 0)
     }
 
@@ -207,7 +250,7 @@ impl<'a> Gen<'a> {
     }
 
     /// A bound or size: a non-negative number that fits `u32`.
-    fn size(&self, v: &Value) -> Result<u32, Diag> {
+    pub(super) fn size(&self, v: &Value) -> Result<u32, Diag> {
         let n = self.resolve(v)?;
         u32::try_from(n)
             .map_err(|_| Diag::new(value_pos(v), format!("size {n} is not in 0..=4294967295")))
@@ -287,7 +330,7 @@ impl<'a> Gen<'a> {
     }
 
     /// A declaration's Rust type and its `max_len`.
-    fn decl_type(
+    pub(super) fn decl_type(
         &mut self,
         d: &Decl,
         prefix: &TokenStream,
@@ -496,11 +539,10 @@ impl<'a> Gen<'a> {
         }))
     }
 
-    fn union(&mut self, n: &Name, id: &Ident, u: &Union) -> Result<TokenStream, Diag> {
+    /// How a union is represented in Rust: an `Option<T>`, or an enum whose variants are named
+    /// after the labels. Checks that no label is used twice.
+    pub(super) fn union_layout<'u>(&mut self, u: &'u Union) -> Result<UnionLayout<'u>, Diag> {
         let top = TokenStream::new();
-        let (rt, crate_attr) = (self.m.clone(), self.crate_attr.clone());
-        let doc = self.doc(format!("union {}", n.name));
-        let gen = self.generics(n);
         // `switch (bool)` with `TRUE: T` and `FALSE: void`: an `Option<T>`, the same bytes.
         if u.discriminant.ty == Type::Bool && u.default.is_none() && u.arms.len() == 2 {
             let mut body = None;
@@ -515,11 +557,7 @@ impl<'a> Gen<'a> {
             if let (Some(d), true) = (body, void_false) {
                 let (ty, bound) = self.decl_type(d, &top)?;
                 if bound.is_none() {
-                    return Ok(quote! {
-                        #doc
-                        #[allow(dead_code)]
-                        pub type #id #gen = ::core::option::Option<#ty>;
-                    });
+                    return Ok(UnionLayout::Option { ty });
                 }
             }
         }
@@ -533,29 +571,14 @@ impl<'a> Gen<'a> {
                 quote!(#e)
             }
         };
-        let disc_attr = match kind {
-            Disc::I32 => None,
-            _ => Some(quote!(#[marshal(discriminant = #disc_ty)])),
-        };
-        let mut variants = Vec::new();
+        let mut arms = Vec::new();
         let mut seen: HashMap<i128, &Value> = HashMap::new();
         let mut names = BTreeSet::new();
         for a in &u.arms {
-            let body = match &a.decl {
-                Some(d) => {
-                    let (ty, bound) = self.decl_type(d, &top)?;
-                    let attr = bound.map(|b| {
-                        let b = proc_macro2::Literal::u32_unsuffixed(b);
-                        quote!(#[marshal(max_len = #b)])
-                    });
-                    Some(quote!(#attr #ty))
-                }
-                None => None,
-            };
-            let mut tags = Vec::new();
+            let mut labels = Vec::new();
             let mut vnames = Vec::new();
             for l in &a.labels {
-                let (key, tag) = self.label(l, &kind, &disc_ty)?;
+                let (key, tokens) = self.label(l, &kind, &disc_ty)?;
                 if let Some(prev) = seen.insert(key, l) {
                     let (now, before) = (show_value(l), show_value(prev));
                     let what = if now == before {
@@ -573,29 +596,82 @@ impl<'a> Gen<'a> {
                     Value::Number(v, _) if *v < 0 => format!("Neg{}", v.unsigned_abs()),
                     Value::Number(v, _) => format!("V{v}"),
                 };
-                tags.push(tag);
+                labels.push(Label { value: key, tokens });
                 vnames.push(vid);
             }
-            if let [tag] = tags.as_slice() {
-                let vid = format_ident!("{}", vnames[0]);
-                names.insert(vnames[0].clone());
-                let body = body.map(|b| quote!((#b)));
-                variants.push(quote!(#[marshal(tag = #tag)] #vid #body));
-            } else {
-                // Several labels: one variant that keeps the label it was decoded with.
-                let joined = vnames.join("Or");
-                let vid = format_ident!("{}", joined);
-                names.insert(joined);
-                let body = body.map(|b| quote!(, #b));
-                variants.push(quote!(#[marshal(#(tag = #tags),*)] #vid(#disc_ty #body)));
-            }
+            // Several labels: one variant that keeps the label it was decoded with.
+            let joined = vnames.join("Or");
+            arms.push(UnionArm {
+                variant: format_ident!("{}", joined),
+                labels,
+                decl: a.decl.as_ref(),
+            });
+            names.insert(joined);
         }
-        if let Some(d) = &u.default {
+        let default = u.default.as_ref().map(|d| {
             let vid = if names.contains("Default") {
                 format_ident!("Other")
             } else {
                 format_ident!("Default")
             };
+            (vid, d.as_ref())
+        });
+        Ok(UnionLayout::Enum {
+            kind,
+            disc_ty,
+            arms,
+            default,
+        })
+    }
+
+    fn union(&mut self, n: &Name, id: &Ident, u: &Union) -> Result<TokenStream, Diag> {
+        let top = TokenStream::new();
+        let (rt, crate_attr) = (self.m.clone(), self.crate_attr.clone());
+        let doc = self.doc(format!("union {}", n.name));
+        let gen = self.generics(n);
+        let (kind, disc_ty, arms, default) = match self.union_layout(u)? {
+            UnionLayout::Option { ty } => {
+                return Ok(quote! {
+                    #doc
+                    #[allow(dead_code)]
+                    pub type #id #gen = ::core::option::Option<#ty>;
+                })
+            }
+            UnionLayout::Enum {
+                kind,
+                disc_ty,
+                arms,
+                default,
+            } => (kind, disc_ty, arms, default),
+        };
+        let disc_attr = match kind {
+            Disc::I32 => None,
+            _ => Some(quote!(#[marshal(discriminant = #disc_ty)])),
+        };
+        let mut variants = Vec::new();
+        for a in &arms {
+            let body = match a.decl {
+                Some(d) => {
+                    let (ty, bound) = self.decl_type(d, &top)?;
+                    let attr = bound.map(|b| {
+                        let b = proc_macro2::Literal::u32_unsuffixed(b);
+                        quote!(#[marshal(max_len = #b)])
+                    });
+                    Some(quote!(#attr #ty))
+                }
+                None => None,
+            };
+            let vid = &a.variant;
+            let tags = a.labels.iter().map(|l| &l.tokens);
+            if a.labels.len() == 1 {
+                let body = body.map(|b| quote!((#b)));
+                variants.push(quote!(#[marshal(#(tag = #tags),*)] #vid #body));
+            } else {
+                let body = body.map(|b| quote!(, #b));
+                variants.push(quote!(#[marshal(#(tag = #tags),*)] #vid(#disc_ty #body)));
+            }
+        }
+        if let Some((vid, d)) = default {
             let body = match d {
                 Some(d) => {
                     let (ty, bound) = self.decl_type(d, &top)?;
@@ -621,7 +697,7 @@ impl<'a> Gen<'a> {
 
     /// What a union switches on, through typedefs: an enum of this file, `unsigned`, `bool`,
     /// or else `int`.
-    fn disc_kind(&self, d: &Decl) -> Disc {
+    pub(super) fn disc_kind(&self, d: &Decl) -> Disc {
         let mut d = d;
         for _ in 0..64 {
             match (&d.shape, &d.ty) {

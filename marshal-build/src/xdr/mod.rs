@@ -4,6 +4,8 @@
 mod ast;
 pub(crate) mod generate;
 mod parse;
+#[doc(hidden)]
+pub mod random;
 
 use std::path::Path;
 
@@ -137,6 +139,22 @@ impl Config {
     /// The Rust that [`compile`](Config::compile) would write for `file`.
     pub fn generate(&self, file: impl AsRef<Path>) -> Result<String, Error> {
         self.common.generate(file.as_ref()).map(|(code, _)| code)
+    }
+
+    /// Test support, not API (it may change at any time): C and Rust that make the same
+    /// pseudo-random value of each type of `file`, over rpcgen's C types and over the Rust
+    /// types [`generate`](Config::generate) writes (see `marshal-build/src/xdr/random.rs`),
+    /// for tests that compare rpcgen's encoding with marshal's. Prints
+    /// `cargo:rerun-if-changed` for every file read, like [`compile`](Config::compile).
+    #[doc(hidden)]
+    pub fn random(&self, file: impl AsRef<Path>) -> Result<random::Fillers, Error> {
+        let (fillers, read) = self.common.with_tokens(file.as_ref(), |tokens, name| {
+            random::fillers(&parse::parse(tokens)?, name)
+        })?;
+        for p in read {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+        Ok(fillers)
     }
 }
 

@@ -38,6 +38,7 @@ generated!(
     flick,
     unions,
     calc,
+    exact,
     rpcb_prot {
         pub use crate::tirpc::{Netbuf, RpcprocT, RpcprogT, RpcversT};
     },
