@@ -335,6 +335,16 @@ impl<'a> Gen<'a> {
         d: &Decl,
         prefix: &TokenStream,
     ) -> Result<(TokenStream, Option<u32>), Diag> {
+        if d.ty == Type::UChar && matches!(d.shape, Shape::Fixed(_) | Shape::Var(_)) {
+            // `[u8; N]` and `Vec<u8>` are opaque data to marshal (one byte each), where rpcgen
+            // codes each `unsigned char` as a word.
+            return Err(Diag::new(
+                d.name.pos,
+                "an array of `unsigned char` is one 4-byte word per element in rpcgen's coding, \
+                 which marshal-build does not generate: declare it `opaque` (packed bytes) or \
+                 `unsigned int`",
+            ));
+        }
         let base = self.base(&d.ty, prefix);
         Ok(match &d.shape {
             Shape::Plain => (base, None),
