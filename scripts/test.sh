@@ -25,6 +25,9 @@ dpkg -s omniorb >/dev/null 2>&1 || need+=(omniorb)
 # omniORB's nameclt (from omniorb).
 [ -f /usr/share/idl/omniORB/COS/CosNaming.idl ] || need+=(omniorb-idl)
 command -v omniNames >/dev/null 2>&1 || need+=(omniorb-nameserver)
+# A C++ compiler for the omniORB programs (peers/omniorb, and marshal-build-tests' echo client
+# of omniorb-idl's echo.idl).
+command -v c++ >/dev/null 2>&1 || need+=(g++)
 # python3 packs the reference bytes of the layout-header tests and writes the sample capture
 # (workloads/tests/headers_bytes.rs); gcc compiles their Linux-struct peer.
 command -v python3 >/dev/null 2>&1 || need+=(python3)
