@@ -219,31 +219,3 @@ fn generated_types_round_trip_with_the_idl_layout() {
     // Lname-library's exception, from a file that includes CosNaming.idl.
     round_trip(&l_name_component::NotSet {});
 }
-
-/// Whether `T` has an XDR encoding: the inherent method (bounded on it) wins over the trait's
-/// when the bound holds.
-struct Probe<T>(std::marker::PhantomData<T>);
-
-trait NoXdr {
-    fn has_xdr(&self) -> bool {
-        false
-    }
-}
-
-impl<T> NoXdr for Probe<T> {}
-
-impl<T: marshal::xdr::Encode> Probe<T> {
-    fn has_xdr(&self) -> bool {
-        true
-    }
-}
-
-#[test]
-fn only_types_holding_object_references_are_cdr_only() {
-    use cos_naming::naming_context::{CannotProceed, NotFound};
-    // CannotProceed holds an object reference: CDR only.
-    assert!(!Probe::<CannotProceed>(std::marker::PhantomData).has_xdr());
-    // NotFound does not: every format of the crate.
-    assert!(Probe::<NotFound>(std::marker::PhantomData).has_xdr());
-    assert!(Probe::<time_base::UtcT>(std::marker::PhantomData).has_xdr());
-}
