@@ -20,6 +20,14 @@ command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v omniidl >/dev/null 2>&1 || need+=(omniidl)
 [ -f /usr/include/omniORB4/CORBA.h ] || need+=(libomniorb4-dev)
 dpkg -s omniorb >/dev/null 2>&1 || need+=(omniorb)
+# marshal-build-tests compiles the IDL files of omniorb-idl (/usr/share/idl/omniORB), calls a
+# CosNaming naming service (omniNames, from omniorb-nameserver) and checks what it bound with
+# omniORB's nameclt (from omniorb).
+[ -f /usr/share/idl/omniORB/COS/CosNaming.idl ] || need+=(omniorb-idl)
+command -v omniNames >/dev/null 2>&1 || need+=(omniorb-nameserver)
+# A C++ compiler for the omniORB programs (peers/omniorb, and marshal-build-tests' echo client
+# of omniorb-idl's echo.idl).
+command -v c++ >/dev/null 2>&1 || need+=(g++)
 # python3 packs the reference bytes of the layout-header tests and writes the sample capture
 # (workloads/tests/headers_bytes.rs); gcc compiles their Linux-struct peer.
 command -v python3 >/dev/null 2>&1 || need+=(python3)

@@ -1,10 +1,14 @@
 //! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/calc.x`, `xdr/exact.x`, every
 //! `.x` file of Debian's `/usr/include/rpcsvc` (packages `rpcsvc-proto` and `libnsl-dev`) and
-//! libtirpc's `rpcb_prot.x`; some of them again in borrowed mode; for the files of [`EXACT`],
+//! libtirpc's `rpcb_prot.x`, some of them again in borrowed mode; for the files of [`EXACT`],
 //! writes marshal-build's C and Rust fillers of pseudo-random values to `$OUT_DIR/random/`
-//! (for `tests/rpcgen_exact.rs`).
+//! (for `tests/rpcgen_exact.rs`); and compiles the CORBA IDL of `peers/omniorb/idl/flick.idl`,
+//! `idl/all.idl` and the files of Debian's `omniorb-idl` that marshal-build accepts (those
+//! using no `any`, `valuetype` or `TypeCode`).
 
 use std::path::Path;
+
+include!("omniorb_idl.rs");
 
 /// The Debian files, and what each needs defined: the constants some take from C headers
 /// through `%#define` lines or `#include <rpc/...h>`, which the `.x` language does not see.
@@ -150,6 +154,28 @@ fn main() {
         if let Err(e) = marshal_build::idl::Config::new()
             .out_dir(&out)
             .compile(&[&idl])
+        {
+            panic!("\n{e}");
+        }
+    }
+
+    // Debian's omniorb-idl, into `$OUT_DIR/idl/omniorb` (its `Naming.idl` and
+    // `COS/CosNaming.idl` are different files with different stems; none clashes).
+    let omni = Path::new("/usr/share/idl/omniORB");
+    assert!(
+        omni.join("echo.idl").is_file() && omni.join("COS/CosNaming.idl").is_file(),
+        "marshal-build-tests needs Debian's omniorb-idl ({}/*.idl and COS/*.idl); \
+         scripts/test.sh installs it",
+        omni.display()
+    );
+    let out = out.join("omniorb");
+    std::fs::create_dir_all(&out).expect("create $OUT_DIR/idl/omniorb");
+    for file in OMNIORB_IDL {
+        if let Err(e) = marshal_build::idl::Config::new()
+            .include_dir(omni)
+            .include_dir(omni.join("COS"))
+            .out_dir(&out)
+            .compile(&[omni.join(file)])
         {
             panic!("\n{e}");
         }

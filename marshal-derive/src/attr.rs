@@ -26,6 +26,7 @@ mod kw {
     syn::custom_keyword!(bits);
     syn::custom_keyword!(no_member);
     syn::custom_keyword!(encode_only);
+    syn::custom_keyword!(formats);
 }
 
 /// One item inside `#[marshal(...)]`.
@@ -49,6 +50,11 @@ enum Item {
     Unit(kw::unit, syn::Ident),
     Bits(kw::bits, LitInt, LitInt),
     Crate(Token![crate], syn::LitStr),
+    Formats(
+        kw::formats,
+        syn::token::Paren,
+        Punctuated<syn::Ident, Token![,]>,
+    ),
 }
 
 /// The value of `tag = ...`: an integer literal (negative allowed), `true` / `false`, or the
@@ -168,6 +174,15 @@ impl Parse for Item {
             let lo = input.parse()?;
             input.parse::<Token![..]>()?;
             Ok(Item::Bits(k, lo, input.parse()?))
+        } else if la.peek(kw::formats) {
+            let k = input.parse()?;
+            let content;
+            let paren = syn::parenthesized!(content in input);
+            Ok(Item::Formats(
+                k,
+                paren,
+                Punctuated::parse_terminated(&content)?,
+            ))
         } else {
             Err(la.error())
         }
@@ -192,6 +207,7 @@ impl Item {
             Item::Unit(k, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Bits(k, _, v) => k.span.join(v.span()).unwrap_or(k.span),
             Item::Crate(k, v) => k.span.join(v.span()).unwrap_or(k.span),
+            Item::Formats(k, p, _) => k.span.join(p.span.close()).unwrap_or(k.span),
         }
     }
 }
@@ -339,6 +355,10 @@ impl Field {
                     span,
                     "`encode_only` belongs on the type, not on a field",
                 )),
+                Item::Formats(..) => cx.syn_error(syn::Error::new(
+                    span,
+                    "`formats(...)` belongs on the type, not on a field",
+                )),
                 _ => cx.syn_error(syn::Error::new(
                     span,
                     "a field takes `max_len = N`, or in a `layout` struct `at`, `big`, `little`, `unit`, `bits`",
@@ -448,6 +468,10 @@ impl Variant {
                     item.span(),
                     "`encode_only` belongs on the type, not on a variant",
                 )),
+                Item::Formats(..) => cx.syn_error(syn::Error::new(
+                    item.span(),
+                    "`formats(...)` belongs on the type, not on a variant",
+                )),
                 Item::Default(_) => {
                     if a.default.is_some() {
                         cx.syn_error(syn::Error::new(
@@ -506,6 +530,33 @@ pub struct Container {
     /// `#[marshal(encode_only)]`: only encoders are generated (a type that borrows what it
     /// sends, `&'a T`, cannot be decoded).
     pub encode_only: Option<Span>,
+    /// `#[marshal(formats(cdr, ...))]`: the wire formats code is generated for (among those
+    /// whose features are on); all of them without the attribute.
+    pub formats: Option<Spanned<Formats>>,
+}
+
+/// The wire formats of `formats(...)`.
+#[derive(Clone, Copy, Default)]
+pub struct Formats {
+    pub xdr: bool,
+    pub cdr: bool,
+    pub ndr: bool,
+}
+
+impl Container {
+    /// Whether code is generated for the format named `name` (`"xdr"`, `"cdr"`, `"ndr"`).
+    #[cfg_attr(
+        not(any(feature = "xdr", feature = "iiop", feature = "ndr")),
+        allow(dead_code)
+    )]
+    pub fn wants(&self, name: &str) -> bool {
+        let Some(f) = &self.formats else { return true };
+        match name {
+            "xdr" => f.value.xdr,
+            "cdr" => f.value.cdr,
+            _ => f.value.ndr,
+        }
+    }
 }
 
 /// `layout(size = N, align = N[, in_place])`.
@@ -561,6 +612,34 @@ impl Container {
                         cx.syn_error(syn::Error::new(k.span, "duplicate `encode_only` attribute"));
                     }
                     a.encode_only = Some(k.span);
+                }
+                Item::Formats(_, _, ref list) => {
+                    let span = item.span();
+                    let mut f = Formats::default();
+                    for name in list {
+                        let slot = match name.to_string().as_str() {
+                            "xdr" => &mut f.xdr,
+                            "cdr" => &mut f.cdr,
+                            "ndr" => &mut f.ndr,
+                            _ => {
+                                cx.error_spanned_by(
+                                    name,
+                                    "`formats(...)` lists `xdr`, `cdr` or `ndr`",
+                                );
+                                continue;
+                            }
+                        };
+                        if std::mem::replace(slot, true) {
+                            cx.error_spanned_by(name, format!("`{name}` listed twice"));
+                        }
+                    }
+                    if list.is_empty() {
+                        cx.syn_error(syn::Error::new(
+                            span,
+                            "`formats(...)` lists at least one of `xdr`, `cdr`, `ndr`",
+                        ));
+                    }
+                    set_once(cx, &mut a.formats, f, span, "formats");
                 }
                 Item::Crate(_, ref lit) => {
                     let span = item.span();

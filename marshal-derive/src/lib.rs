@@ -49,12 +49,19 @@ fn expand(input: &syn::DeriveInput) -> Result<proc_macro2::TokenStream, proc_mac
         outside.extend(l.expand_outside());
         out.extend(l.expand_inside());
     }
+    // `#[marshal(formats(...))]` narrows the formats to some of those enabled.
     #[cfg(feature = "xdr")]
-    out.extend(xdr::expand(&cont));
+    if cont.attrs.wants("xdr") {
+        out.extend(xdr::expand(&cont));
+    }
     #[cfg(feature = "iiop")]
-    out.extend(cdr::expand(&cont));
+    if cont.attrs.wants("cdr") {
+        out.extend(cdr::expand(&cont));
+    }
     #[cfg(feature = "ndr")]
-    out.extend(ndr::expand(&cont));
+    if cont.attrs.wants("ndr") {
+        out.extend(ndr::expand(&cont));
+    }
     out.extend(list_drop::expand(&cont));
     Ok(quote! {
         #outside

@@ -157,6 +157,26 @@
 //! # Ok::<(), marshal::Error>(())
 //! ```
 //!
+//! - `#[marshal(formats(cdr))]` on the type (any of `xdr`, `cdr`, `ndr`): code is generated
+//!   for the listed formats only (those whose features are on), for a type whose fields have
+//!   no encoding in the others, such as CORBA's object references
+//!   (`marshal::giop::Ior`), which only CDR carries:
+//!
+//! ```
+//! # #[cfg(feature = "iiop")] {
+//! use marshal::Marshal;
+//!
+//! #[derive(Marshal, Debug, PartialEq)]
+//! #[marshal(formats(cdr))]
+//! struct Binding { name: String, object: marshal::giop::Ior }
+//!
+//! let b = Binding { name: "x".into(), object: marshal::giop::Ior::nil() };
+//! let bytes = marshal::cdr::to_vec(&b, marshal::cdr::ByteOrder::Big)?;
+//! assert_eq!(marshal::cdr::from_slice::<Binding>(&bytes, marshal::cdr::ByteOrder::Big)?, b);
+//! # }
+//! # Ok::<(), marshal::Error>(())
+//! ```
+//!
 //! - `#[marshal(crate = "path")]` on the type: generated code reaches this crate as `path`
 //!   (`path::__private::…`) instead of `::marshal`, for a crate that renames the dependency
 //!   (`m = { package = "marshal", … }` in `Cargo.toml`) or re-exports it:

@@ -4,7 +4,7 @@
 //! as paths relative to where they are used (`super::…`), so the output can be included in
 //! any module.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -126,6 +126,8 @@ impl Node {
 
 struct Gen<'a> {
     syms: HashMap<Vec<String>, Sym<'a>>,
+    /// The types (full IDL paths) generated so far that hold an object reference.
+    refs: HashSet<Vec<String>>,
     root: Node,
 }
 
@@ -133,6 +135,7 @@ struct Gen<'a> {
 pub fn generate(defs: &[Def], file: &str, _opts: &GenOptions) -> Result<String, Diag> {
     let mut g = Gen {
         syms: HashMap::new(),
+        refs: HashSet::new(),
         root: Node::default(),
     };
     g.declare(defs, &[])?;
@@ -368,6 +371,36 @@ impl<'a> Gen<'a> {
         })
     }
 
+    /// Whether a value of `ty` (used in `scope`) holds an object reference, which only CDR
+    /// carries: IDL declares types before their use, so the types it names are already
+    /// generated and in `self.refs` if they hold one (a struct's `sequence` of itself adds
+    /// nothing).
+    fn holds_ref(&self, ty: &Type, scope: &[String]) -> Result<bool, Diag> {
+        Ok(match ty {
+            Type::Prim(_) | Type::String(_) => false,
+            Type::Sequence(t, _) => self.holds_ref(t, scope)?,
+            Type::Object => true,
+            Type::Named(n) => match self.lookup(n, scope)? {
+                (_, Sym::Interface(_)) => true,
+                (full, _) => self.refs.contains(&full),
+            },
+        })
+    }
+
+    /// The derive of a generated type: a type holding an object reference
+    /// ([`holds_ref`](Gen::holds_ref)) is recorded in `self.refs` as `path` and encodes in
+    /// CDR only (`Ior` has no encoding in marshal's other formats, whose features the crate
+    /// using the output may enable).
+    fn derive(&mut self, path: Vec<String>, holds_ref: bool) -> TokenStream {
+        let derive = quote!(#[derive(::marshal::Marshal, Debug, Clone, PartialEq)]);
+        if holds_ref {
+            self.refs.insert(path);
+            quote!(#derive #[marshal(formats(cdr))])
+        } else {
+            derive
+        }
+    }
+
     /// The primitive or enum a union discriminant's type stands for.
     fn disc_kind(&self, ty: &Type, scope: &[String], pos: Pos) -> Result<Disc, Diag> {
         match ty {
@@ -405,7 +438,6 @@ impl<'a> Gen<'a> {
 
     fn def(&mut self, d: &'a Def, scope: &[String]) -> Result<(), Diag> {
         let depth = scope.len();
-        let derive = quote!(#[derive(::marshal::Marshal, Debug, Clone, PartialEq)]);
         match d {
             Def::Module(n, inner) => {
                 let path = join(scope, &n.name);
@@ -419,20 +451,28 @@ impl<'a> Gen<'a> {
                     let doc = format!(" IDL `typedef {}`.", dc.name.name);
                     let (t, bound) = self.decl_ty(ty, dc, scope)?;
                     let t = t.emit(depth);
+                    let refs = self.holds_ref(ty, scope)?;
+                    let path = join(scope, &dc.name.name);
                     let item = match bound {
                         // The bound travels with the type: a newtype.
                         Some(b) => {
                             let b = Literal::u64_unsuffixed(b);
+                            let derive = self.derive(path, refs);
                             quote! {
                                 #[doc = #doc]
                                 #derive
                                 pub struct #name(#[marshal(max_len = #b)] pub #t);
                             }
                         }
-                        None => quote! {
-                            #[doc = #doc]
-                            pub type #name = #t;
-                        },
+                        None => {
+                            if refs {
+                                self.refs.insert(path);
+                            }
+                            quote! {
+                                #[doc = #doc]
+                                pub type #name = #t;
+                            }
+                        }
                     };
                     self.push(scope, item);
                 }
@@ -449,7 +489,9 @@ impl<'a> Gen<'a> {
                     join(scope, &n.name).join("::")
                 );
                 let mut fields = Vec::new();
+                let mut refs = false;
                 for m in members {
+                    refs |= self.holds_ref(&m.ty, scope)?;
                     for dc in &m.decls {
                         let (t, bound) = self.decl_ty(&m.ty, dc, scope)?;
                         let t = t.emit(depth);
@@ -462,6 +504,7 @@ impl<'a> Gen<'a> {
                         fields.push(quote!(#[doc = #fdoc] #attr pub #f: #t));
                     }
                 }
+                let derive = self.derive(join(scope, &n.name), refs);
                 self.push(
                     scope,
                     quote! {
@@ -497,7 +540,12 @@ impl<'a> Gen<'a> {
                 );
             }
             Def::Union(n, disc, cases, id) => {
-                let item = self.union(n, disc, cases, id, scope)?;
+                let mut refs = false;
+                for c in cases {
+                    refs |= self.holds_ref(&c.ty, scope)?;
+                }
+                let derive = self.derive(join(scope, &n.name), refs);
+                let item = self.union(n, disc, cases, id, scope, derive)?;
                 self.push(scope, item);
             }
             Def::Const(n, ty, e) => {
@@ -567,6 +615,7 @@ impl<'a> Gen<'a> {
         cases: &[Case],
         id: &str,
         scope: &[String],
+        derive: TokenStream,
     ) -> Result<TokenStream, Diag> {
         let depth = scope.len();
         let name = camel(&n.name);
@@ -685,7 +734,6 @@ impl<'a> Gen<'a> {
             }
         }
         let doc = format!(" IDL union `{}` (`{id}`).", join(scope, &n.name).join("::"));
-        let derive = quote!(#[derive(::marshal::Marshal, Debug, Clone, PartialEq)]);
         Ok(quote! {
             #[doc = #doc]
             #derive
@@ -1098,6 +1146,9 @@ impl<'a> Gen<'a> {
                 inner: ::marshal::giop::Client,
             }
 
+            // Methods are named after the IDL's operations (`from_idl_form`), whatever Rust's
+            // conventions for such names.
+            #[allow(clippy::wrong_self_convention)]
             impl Client {
                 /// A client calling through `inner` (connected to an object of this interface).
                 pub fn new(inner: ::marshal::giop::Client) -> Client {
@@ -1120,6 +1171,7 @@ impl<'a> Gen<'a> {
 
             /// What an implementation of the interface provides: one method per operation
             /// and attribute (the inherited ones too).
+            #[allow(clippy::wrong_self_convention)]
             pub trait Servant: Send + Sync + 'static {
                 #(#servant_methods)*
             }

@@ -47,12 +47,16 @@ use crate::preprocess::Options;
 ///   if a label is named `None`), CORBA's member-less value;
 /// - `typedef` → `pub type X = T;`, or a newtype when the typedef has a bound;
 /// - `const` → `pub const NAME: T = v;` (the declared name);
-/// - an object reference (an interface or `Object` as a type) → `marshal::giop::Ior`;
+/// - an object reference (an interface or `Object` as a type) → `marshal::giop::Ior`, which
+///   only CDR carries: a type holding one (directly or through its members' types) derives
+///   with `#[marshal(formats(cdr))]`, so it compiles in a crate that enables marshal's other
+///   formats too;
 /// - per interface: `REPOSITORY_ID`, `REPOSITORY_IDS` (with its bases'), a `Client` (`in`
 ///   parameters by reference, results as the return value then the `inout` and `out`
 ///   parameters, errors `CallError` or a per-operation `<Op>Error` enum of the exceptions it
 ///   raises), a `Servant` trait and `skeleton(impl Servant) -> impl marshal::giop::Servant`,
-///   which also answers `_is_a` and `_non_existent`.
+///   which also answers `_is_a` and `_non_existent`; methods keep the operations' names
+///   (snake case), whatever Clippy's conventions for names such as `from_idl_form`.
 ///
 /// Definitions of included files are generated too.
 #[derive(Debug, Clone)]

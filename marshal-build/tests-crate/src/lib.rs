@@ -98,3 +98,38 @@ pub mod flick_idl {
 pub mod all_idl {
     include!(concat!(env!("OUT_DIR"), "/idl/all.rs"));
 }
+
+/// Generated from the files of Debian's `omniorb-idl` that marshal-build accepts (see
+/// `OMNIORB_IDL` in `build.rs`), each in its own module (`CosNaming.idl` in `cos_naming_idl`,
+/// where its module `CosNaming` is `cos_naming`): a file that includes another
+/// (`CosTime.idl` includes `TimeBase.idl`) holds the included definitions too.
+pub mod omniorb {
+    include!("../omniorb_idl.rs");
+
+    macro_rules! omniorb {
+        ($($name:ident = $file:literal),* $(,)?) => {
+            $(
+                #[doc = concat!("Generated from `/usr/share/idl/omniORB/", $file, "`.")]
+                pub mod $name {
+                    include!(concat!(env!("OUT_DIR"), "/idl/omniorb/", $file, ".rs"));
+                }
+            )*
+        };
+    }
+    omniorb!(
+        echo_idl = "echo",
+        bootstrap_idl = "bootstrap",
+        naming_idl = "Naming",
+        cos_naming_idl = "CosNaming",
+        time_base_idl = "TimeBase",
+        cos_time_idl = "CosTime",
+        cos_object_identity_idl = "CosObjectIdentity",
+        cos_persistence_pid_idl = "CosPersistencePID",
+        cos_persistence_pds_idl = "CosPersistencePDS",
+        cos_persistence_pds_da_idl = "CosPersistencePDS_DA",
+        cos_persistence_po_idl = "CosPersistencePO",
+        cos_persistence_pom_idl = "CosPersistencePOM",
+        lname_library_idl = "Lname-library",
+        rdi_test_types_idl = "RDITestTypes",
+    );
+}

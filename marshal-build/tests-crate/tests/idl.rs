@@ -242,3 +242,54 @@ fn generated_client_calls_generated_skeleton() {
     assert!(e.to_string().contains("BAD_OPERATION"), "{e}");
     server.shutdown();
 }
+
+/// Whether `T` has an XDR encoding: the inherent method (bounded on it) wins over the trait's
+/// when the bound holds.
+struct Probe<T>(std::marker::PhantomData<T>);
+
+trait NoXdr {
+    fn has_xdr(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NoXdr for Probe<T> {}
+
+impl<T: marshal::xdr::Encode> Probe<T> {
+    fn has_xdr(&self) -> bool {
+        true
+    }
+}
+
+fn probe<T>() -> Probe<T> {
+    Probe(std::marker::PhantomData)
+}
+
+#[test]
+fn types_holding_object_references_are_cdr_only() {
+    let base = marshal::giop::Ior::new(all::base::REPOSITORY_ID, "127.0.0.1", 1, b"b");
+    let pair = all::RefPair {
+        one: base.clone(),
+        many: vec![marshal::giop::Ior::nil(), base],
+    };
+    let holds = all::HoldsRefs { refs: pair, n: 3 };
+    round_trip(&holds);
+    round_trip(&all::RefOrLong::True(holds));
+    round_trip(&all::RefOrLong::False(4));
+    // A reference directly, through a typedef, a struct and a union: CDR only.
+    assert!(!probe::<all::RefPair>().has_xdr());
+    assert!(!probe::<all::HoldsRefs>().has_xdr());
+    assert!(!probe::<all::RefOrLong>().has_xdr());
+    let cannot_proceed = probe::<
+        marshal_build_tests::omniorb::cos_naming_idl::cos_naming::naming_context::CannotProceed,
+    >();
+    assert!(!cannot_proceed.has_xdr());
+    // Types without one: every format of the crate.
+    assert!(probe::<all::NoRefs>().has_xdr());
+    assert!(probe::<all::Holder>().has_xdr());
+    assert!(probe::<all::ByLong>().has_xdr());
+    let not_found = probe::<
+        marshal_build_tests::omniorb::cos_naming_idl::cos_naming::naming_context::NotFound,
+    >();
+    assert!(not_found.has_xdr());
+}
