@@ -1112,7 +1112,10 @@ impl<'a> Gen<'a> {
             ));
         }
 
-        // Flick's demultiplexing: the name's length first, then its bytes.
+        // Flick's demultiplexing: the name's length first, then the name as whole 8-byte
+        // words (little-endian, the last one zero-padded) matched as integers, so the
+        // compiler builds a decision tree of word compares rather than a chain of string
+        // compares.
         let mut by_len: std::collections::BTreeMap<usize, Vec<(String, TokenStream)>> =
             std::collections::BTreeMap::new();
         for (w, body) in arms {
@@ -1123,15 +1126,25 @@ impl<'a> Gen<'a> {
             v.push((w, body));
         }
         let len_arms = by_len.iter().map(|(len, v)| {
-            let len = Literal::usize_unsuffixed(*len);
-            let inner = v.iter().map(|(w, body)| {
+            let n = Literal::usize_unsuffixed(len.div_ceil(8));
+            let lit_len = Literal::usize_unsuffixed(*len);
+            let consts = v.iter().map(|(w, _)| {
+                let c = format_ident!("{}", w.to_uppercase());
                 let lit = Literal::byte_string(w.as_bytes());
-                quote!(#lit => #body)
+                quote!(const #c: [u64; #n] = op_words(#lit);)
             });
-            quote!(#len => match op { #(#inner,)* _ => call.bad_operation(), })
+            let inner = v.iter().map(|(w, body)| {
+                let c = format_ident!("{}", w.to_uppercase());
+                quote!(#c => #body)
+            });
+            quote!(#lit_len => {
+                #(#consts)*
+                match words::<#n>(op) { #(#inner,)* _ => call.bad_operation(), }
+            })
         });
 
         let idoc = format!(" The repository id of `{}`.", path.join("::"));
+        let skeleton_name = format!("{} skeleton", path.join("::"));
         let items = quote! {
             #[doc = #idoc]
             pub const REPOSITORY_ID: &str = #id;
@@ -1186,8 +1199,31 @@ impl<'a> Gen<'a> {
 
             impl<S> ::core::fmt::Debug for Skeleton<S> {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(#idoc)
+                    f.write_str(#skeleton_name)
                 }
+            }
+
+            /// An operation name as little-endian 8-byte words, the last zero-padded: the
+            /// constants the skeleton matches names against.
+            const fn op_words<const N: usize>(name: &[u8]) -> [u64; N] {
+                let mut w = [0u64; N];
+                let mut i = 0;
+                while i < name.len() {
+                    w[i / 8] |= (name[i] as u64) << (8 * (i % 8));
+                    i += 1;
+                }
+                w
+            }
+
+            /// [`op_words`] of a received name, a word at a time.
+            fn words<const N: usize>(op: &[u8]) -> [u64; N] {
+                let mut w = [0u64; N];
+                for (i, c) in op.chunks(8).enumerate() {
+                    let mut b = [0u8; 8];
+                    b[..c.len()].copy_from_slice(c);
+                    w[i] = u64::from_le_bytes(b);
+                }
+                w
             }
 
             impl<S: Servant> ::marshal::giop::Servant for Skeleton<S> {
