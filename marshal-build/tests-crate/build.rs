@@ -159,6 +159,24 @@ fn main() {
         }
     }
 
+    // Borrowed mode, into `$OUT_DIR/idl/borrowed`: flick.idl, all.idl and CosNaming (whose
+    // exceptions hold names, which therefore stay owned).
+    let borrowed = out.join("borrowed");
+    std::fs::create_dir_all(&borrowed).expect("create $OUT_DIR/idl/borrowed");
+    for idl in [
+        here.join("../../peers/omniorb/idl/flick.idl"),
+        here.join("idl/all.idl"),
+        Path::new("/usr/share/idl/omniORB/COS/CosNaming.idl").to_path_buf(),
+    ] {
+        if let Err(e) = marshal_build::idl::Config::new()
+            .borrowed(true)
+            .out_dir(&borrowed)
+            .compile(&[&idl])
+        {
+            panic!("\n{e}");
+        }
+    }
+
     // Debian's omniorb-idl, into `$OUT_DIR/idl/omniorb` (its `Naming.idl` and
     // `COS/CosNaming.idl` are different files with different stems; none clashes).
     let omni = Path::new("/usr/share/idl/omniORB");

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 const USAGE: &str =
     "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--marshal-path PATH] file.x [-o out.rs]
-       marshal-build idl [-I dir]... [-D NAME[=VALUE]]... file.idl [-o out.rs]";
+       marshal-build idl [-I dir]... [-D NAME[=VALUE]]... [--borrowed] file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,7 +43,7 @@ impl Front {
     fn borrowed(&mut self) -> Result<(), String> {
         match self {
             Front::Xdr(c) => drop(c.borrowed(true)),
-            Front::Idl(_) => return Err(format!("`--borrowed` is for `xdr`\n{USAGE}")),
+            Front::Idl(c) => drop(c.borrowed(true)),
         }
         Ok(())
     }

@@ -26,15 +26,33 @@ enum RTy {
     Vec(Box<RTy>),
     /// `[T; N]`.
     Array(Box<RTy>, u64),
-    /// A generated type: module names then the type's name.
-    Path(Vec<proc_macro2::Ident>),
+    /// A generated type: module names then the type's name, and whether it takes the
+    /// lifetime `'a` (borrowed mode).
+    Path(Vec<proc_macro2::Ident>, bool),
     /// An object reference.
     Ior,
+    /// Borrowed mode: `Cow<'a, str>` (`true`) or `Cow<'a, [u8]>` (`false`).
+    Cow(bool),
 }
 
 impl RTy {
-    /// The type written in a module `depth` levels below the root.
+    /// The type written in a module `depth` levels below the root, with lifetime `'a`.
     fn emit(&self, depth: usize) -> TokenStream {
+        self.emit_lt(depth, &quote!('a))
+    }
+
+    /// Whether the type takes a lifetime.
+    fn borrows(&self) -> bool {
+        match self {
+            RTy::Cow(_) => true,
+            RTy::Path(_, b) => *b,
+            RTy::Vec(t) | RTy::Array(t, _) => t.borrows(),
+            RTy::Prim(_) | RTy::String | RTy::Ior => false,
+        }
+    }
+
+    /// The type with lifetime `lt` (`'a` in definitions and traits, `'_` elsewhere).
+    fn emit_lt(&self, depth: usize, lt: &TokenStream) -> TokenStream {
         match self {
             RTy::Prim(p) => {
                 let p = format_ident!("{}", p);
@@ -42,19 +60,22 @@ impl RTy {
             }
             RTy::String => quote!(::std::string::String),
             RTy::Vec(t) => {
-                let t = t.emit(depth);
+                let t = t.emit_lt(depth, lt);
                 quote!(::std::vec::Vec<#t>)
             }
             RTy::Array(t, n) => {
-                let t = t.emit(depth);
+                let t = t.emit_lt(depth, lt);
                 let n = Literal::usize_unsuffixed(*n as usize);
                 quote!([#t; #n])
             }
-            RTy::Path(p) => {
+            RTy::Path(p, borrows) => {
                 let sup = (0..depth).map(|_| quote!(super::));
-                quote!(#(#sup)* #(#p)::*)
+                let lt = borrows.then(|| quote!(<#lt>));
+                quote!(#(#sup)* #(#p)::* #lt)
             }
             RTy::Ior => quote!(::marshal::giop::Ior),
+            RTy::Cow(true) => quote!(::std::borrow::Cow<#lt, str>),
+            RTy::Cow(false) => quote!(::std::borrow::Cow<#lt, [u8]>),
         }
     }
 }
@@ -128,17 +149,37 @@ struct Gen<'a> {
     syms: HashMap<Vec<String>, Sym<'a>>,
     /// The types (full IDL paths) generated so far that hold an object reference.
     refs: HashSet<Vec<String>>,
+    /// Strings and octet sequences as `Cow` ([`Config::borrowed`](super::Config::borrowed)).
+    borrowed: bool,
+    /// The types generated so far that take the lifetime `'a`.
+    borrowing: HashSet<Vec<String>>,
+    /// Borrowed mode: the types exceptions hold, generated owned.
+    owned: HashSet<Vec<String>>,
+    /// Whether the type being generated is one of `owned` (or an exception).
+    in_owned: bool,
+    /// The member types of each struct, exception, union and typedef, and its scope.
+    bodies: HashMap<Vec<String>, (Vec<&'a Type>, Vec<String>)>,
     root: Node,
 }
 
 /// Generates the Rust of a parsed file; `file` names it in doc comments.
-pub fn generate(defs: &[Def], file: &str, _opts: &GenOptions) -> Result<String, Diag> {
+pub fn generate(defs: &[Def], file: &str, opts: &GenOptions) -> Result<String, Diag> {
     let mut g = Gen {
         syms: HashMap::new(),
         refs: HashSet::new(),
+        borrowed: opts.borrowed,
+        borrowing: HashSet::new(),
+        owned: HashSet::new(),
+        in_owned: false,
+        bodies: HashMap::new(),
         root: Node::default(),
     };
     g.declare(defs, &[])?;
+    if g.borrowed {
+        let mut owned = HashSet::new();
+        g.exception_reach(defs, &[], &mut owned)?;
+        g.owned = owned;
+    }
     g.defs(defs, &[])?;
     let body = g.root.tokens();
     let header =
@@ -184,6 +225,8 @@ impl<'a> Gen<'a> {
                 }
                 Def::Typedef(ty, decls) => {
                     for dc in decls {
+                        self.bodies
+                            .insert(join(scope, &dc.name.name), (vec![ty], scope.to_vec()));
                         let target = dc.dims.is_empty().then(|| (ty, scope.to_vec()));
                         self.syms.insert(
                             join(scope, &dc.name.name),
@@ -191,7 +234,19 @@ impl<'a> Gen<'a> {
                         );
                     }
                 }
-                Def::Struct(n, ..) | Def::Union(n, ..) => {
+                Def::Struct(n, members, _) => {
+                    let tys = members.iter().map(|m| &m.ty).collect();
+                    self.bodies
+                        .insert(join(scope, &n.name), (tys, scope.to_vec()));
+                    self.syms.insert(
+                        join(scope, &n.name),
+                        Sym::Type(rust_path(scope, &n.name), None),
+                    );
+                }
+                Def::Union(n, _, cases, _) => {
+                    let tys = cases.iter().map(|c| &c.ty).collect();
+                    self.bodies
+                        .insert(join(scope, &n.name), (tys, scope.to_vec()));
                     self.syms.insert(
                         join(scope, &n.name),
                         Sym::Type(rust_path(scope, &n.name), None),
@@ -274,23 +329,90 @@ impl<'a> Gen<'a> {
     fn rty(&self, ty: &Type, scope: &[String]) -> Result<(RTy, Option<u64>), Diag> {
         Ok(match ty {
             Type::Prim(p) => (RTy::Prim(prim(*p)), None),
+            Type::String(b) if self.borrowing_now() => {
+                (RTy::Cow(true), self.bound(b.as_ref(), scope)?)
+            }
             Type::String(b) => (RTy::String, self.bound(b.as_ref(), scope)?),
             Type::Sequence(t, b) => {
                 // TODO(issue 22): a bound inside a sequence element (`sequence<string<8>>`)
                 // is not checked: the derive's `max_len` applies to the field only.
                 let (t, _) = self.rty(t, scope)?;
-                (RTy::Vec(Box::new(t)), self.bound(b.as_ref(), scope)?)
+                let t = match t {
+                    RTy::Prim("u8") if self.borrowing_now() => RTy::Cow(false),
+                    t => RTy::Vec(Box::new(t)),
+                };
+                (t, self.bound(b.as_ref(), scope)?)
             }
             Type::Object => (RTy::Ior, None),
-            Type::Named(n) => match self.lookup(n, scope)?.1 {
-                Sym::Type(p, _) | Sym::Enum(p) => (RTy::Path(p.clone()), None),
-                Sym::Interface(_) => (RTy::Ior, None),
-                Sym::Exception(..) => {
+            Type::Named(n) => match self.lookup(n, scope)? {
+                (full, Sym::Type(p, _)) => {
+                    (RTy::Path(p.clone(), self.borrowing.contains(&full)), None)
+                }
+                (_, Sym::Enum(p)) => (RTy::Path(p.clone(), false), None),
+                (_, Sym::Interface(_)) => (RTy::Ior, None),
+                (_, Sym::Exception(..)) => {
                     return err(n.pos, format!("`{n}` is an exception, not a type"))
                 }
                 _ => return err(n.pos, format!("`{n}` is not a type")),
             },
         })
+    }
+
+    /// Whether strings and octet sequences are `Cow`s where types are being generated now:
+    /// in borrowed mode, except in exceptions and the types they hold (a user exception is
+    /// decoded from an error that owns its bytes).
+    fn borrowing_now(&self) -> bool {
+        self.borrowed && !self.in_owned
+    }
+
+    /// Borrowed mode: every type an exception holds, directly or through other types, as
+    /// full IDL paths; they are generated owned.
+    fn exception_reach(
+        &self,
+        defs: &'a [Def],
+        scope: &[String],
+        out: &mut HashSet<Vec<String>>,
+    ) -> Result<(), Diag> {
+        for d in defs {
+            match d {
+                Def::Module(n, inner) => self.exception_reach(inner, &join(scope, &n.name), out)?,
+                Def::Interface(it) => {
+                    self.exception_reach(&it.defs, &join(scope, &it.name.name), out)?
+                }
+                Def::Exception(_, members, _) => {
+                    for m in members {
+                        self.reach(&m.ty, scope, out)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the named types `ty` holds (used in `scope`) to `out`, and theirs.
+    fn reach(
+        &self,
+        ty: &Type,
+        scope: &[String],
+        out: &mut HashSet<Vec<String>>,
+    ) -> Result<(), Diag> {
+        match ty {
+            Type::Sequence(t, _) => self.reach(t, scope, out),
+            Type::Named(n) => {
+                let (full, _) = self.lookup(n, scope)?;
+                if !out.insert(full.clone()) {
+                    return Ok(());
+                }
+                if let Some((tys, s)) = self.bodies.get(&full) {
+                    for t in tys {
+                        self.reach(t, s, out)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     fn bound(&self, b: Option<&Expr>, scope: &[String]) -> Result<Option<u64>, Diag> {
@@ -401,6 +523,14 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `<'a>` for a type at `path` that borrows, which is recorded in `self.borrowing`.
+    fn generics(&mut self, path: &[String], borrows: bool) -> Option<TokenStream> {
+        borrows.then(|| {
+            self.borrowing.insert(path.to_vec());
+            quote!(<'a>)
+        })
+    }
+
     /// The primitive or enum a union discriminant's type stands for.
     fn disc_kind(&self, ty: &Type, scope: &[String], pos: Pos) -> Result<Disc, Diag> {
         match ty {
@@ -449,10 +579,12 @@ impl<'a> Gen<'a> {
                 for dc in decls {
                     let name = camel(&dc.name.name);
                     let doc = format!(" IDL `typedef {}`.", dc.name.name);
+                    let path = join(scope, &dc.name.name);
+                    self.in_owned = self.owned.contains(&path);
                     let (t, bound) = self.decl_ty(ty, dc, scope)?;
+                    let gen = self.generics(&path, t.borrows());
                     let t = t.emit(depth);
                     let refs = self.holds_ref(ty, scope)?;
-                    let path = join(scope, &dc.name.name);
                     let item = match bound {
                         // The bound travels with the type: a newtype.
                         Some(b) => {
@@ -461,7 +593,7 @@ impl<'a> Gen<'a> {
                             quote! {
                                 #[doc = #doc]
                                 #derive
-                                pub struct #name(#[marshal(max_len = #b)] pub #t);
+                                pub struct #name #gen (#[marshal(max_len = #b)] pub #t);
                             }
                         }
                         None => {
@@ -470,7 +602,7 @@ impl<'a> Gen<'a> {
                             }
                             quote! {
                                 #[doc = #doc]
-                                pub type #name = #t;
+                                pub type #name #gen = #t;
                             }
                         }
                     };
@@ -490,10 +622,14 @@ impl<'a> Gen<'a> {
                 );
                 let mut fields = Vec::new();
                 let mut refs = false;
+                let path = join(scope, &n.name);
+                self.in_owned = matches!(d, Def::Exception(..)) || self.owned.contains(&path);
+                let mut borrows = false;
                 for m in members {
                     refs |= self.holds_ref(&m.ty, scope)?;
                     for dc in &m.decls {
                         let (t, bound) = self.decl_ty(&m.ty, dc, scope)?;
+                        borrows |= t.borrows();
                         let t = t.emit(depth);
                         let f = snake(&dc.name.name);
                         let attr = bound.map(|b| {
@@ -504,14 +640,15 @@ impl<'a> Gen<'a> {
                         fields.push(quote!(#[doc = #fdoc] #attr pub #f: #t));
                     }
                 }
-                let derive = self.derive(join(scope, &n.name), refs);
+                let gen = self.generics(&path, borrows);
+                let derive = self.derive(path, refs);
                 self.push(
                     scope,
                     quote! {
                         #[doc = #doc]
                         #derive
-                        pub struct #name { #(#fields,)* }
-                        impl #name {
+                        pub struct #name #gen { #(#fields,)* }
+                        impl #gen #name #gen {
                             /// The repository id.
                             pub const REPOSITORY_ID: &'static str = #id;
                         }
@@ -541,11 +678,16 @@ impl<'a> Gen<'a> {
             }
             Def::Union(n, disc, cases, id) => {
                 let mut refs = false;
+                let path = join(scope, &n.name);
+                self.in_owned = self.owned.contains(&path);
+                let mut borrows = false;
                 for c in cases {
                     refs |= self.holds_ref(&c.ty, scope)?;
+                    borrows |= self.decl_ty(&c.ty, &c.decl, scope)?.0.borrows();
                 }
-                let derive = self.derive(join(scope, &n.name), refs);
-                let item = self.union(n, disc, cases, id, scope, derive)?;
+                let gen = self.generics(&path, borrows);
+                let derive = self.derive(path, refs);
+                let item = self.union(n, disc, cases, id, scope, (derive, gen))?;
                 self.push(scope, item);
             }
             Def::Const(n, ty, e) => {
@@ -581,7 +723,7 @@ impl<'a> Gen<'a> {
                 (quote!(#t), lit)
             }
             (ConstTy::Enum(p), Value::Enumerator(ep, _, name)) if p == ep => {
-                let t = RTy::Path(p).emit(depth);
+                let t = RTy::Path(p, false).emit(depth);
                 let v = camel(&name);
                 (t.clone(), quote!(#t::#v))
             }
@@ -615,7 +757,7 @@ impl<'a> Gen<'a> {
         cases: &[Case],
         id: &str,
         scope: &[String],
-        derive: TokenStream,
+        (derive, gen): (TokenStream, Option<TokenStream>),
     ) -> Result<TokenStream, Diag> {
         let depth = scope.len();
         let name = camel(&n.name);
@@ -628,7 +770,7 @@ impl<'a> Gen<'a> {
                 quote!(#t)
             }
             Disc::Bool => quote!(bool),
-            Disc::Enum(p) => RTy::Path(p.clone()).emit(depth),
+            Disc::Enum(p) => RTy::Path(p.clone(), false).emit(depth),
         };
         let disc_attr = match kind {
             Disc::Int("i32") => None,
@@ -739,8 +881,8 @@ impl<'a> Gen<'a> {
             #derive
             #disc_attr
             #[allow(clippy::large_enum_variant)]
-            pub enum #name { #(#variants,)* }
-            impl #name {
+            pub enum #name #gen { #(#variants,)* }
+            impl #gen #name #gen {
                 /// The repository id.
                 pub const REPOSITORY_ID: &'static str = #id;
             }
@@ -817,7 +959,30 @@ struct Members<'a> {
 /// One parameter or result of a generated method.
 struct Slot {
     name: proc_macro2::Ident,
+    /// The type in the servant trait (lifetime `'a`).
     ty: TokenStream,
+    /// The type in the client and the skeleton (lifetime `'_`).
+    ty_c: TokenStream,
+    /// What the client's method takes a reference to: `str` and `[u8]` for a `Cow`.
+    ty_arg: TokenStream,
+    borrows: bool,
+}
+
+impl Slot {
+    fn new(name: proc_macro2::Ident, t: &RTy, depth: usize) -> Slot {
+        let ty_c = t.emit_lt(depth, &quote!('_));
+        Slot {
+            name,
+            ty: t.emit(depth),
+            ty_arg: match t {
+                RTy::Cow(true) => quote!(str),
+                RTy::Cow(false) => quote!([u8]),
+                _ => ty_c.clone(),
+            },
+            ty_c,
+            borrows: t.borrows(),
+        }
+    }
 }
 
 /// A tuple type or expression of `items` (`()`, the item, or a tuple).
@@ -887,38 +1052,37 @@ impl<'a> Gen<'a> {
             let method = snake(wire);
             let mut ins = Vec::new();
             let mut outs = Vec::new();
+            self.in_owned = false;
             if let Some(r) = &op.ret {
                 let (t, _) = self.rty(r, oscope)?;
-                outs.push(Slot {
-                    name: format_ident!("result"),
-                    ty: t.emit(depth),
-                });
+                outs.push(Slot::new(format_ident!("result"), &t, depth));
             }
             for p in &op.params {
                 let (t, _) = self.rty(&p.ty, oscope)?;
-                let s = Slot {
-                    name: snake(&p.name.name),
-                    ty: t.emit(depth),
-                };
+                let name = snake(&p.name.name);
                 match p.dir {
-                    Dir::In => ins.push(s),
-                    Dir::Out => outs.push(s),
+                    Dir::In => ins.push(Slot::new(name, &t, depth)),
+                    Dir::Out => outs.push(Slot::new(name, &t, depth)),
                     Dir::InOut => {
-                        outs.push(Slot {
-                            name: s.name.clone(),
-                            ty: s.ty.clone(),
-                        });
-                        ins.push(s);
+                        outs.push(Slot::new(name.clone(), &t, depth));
+                        ins.push(Slot::new(name, &t, depth));
                     }
                 }
             }
+            // Borrowed mode: the servant's method names the lifetime its arguments and
+            // results share; the client's results borrow from the reply.
+            let slt = ins
+                .iter()
+                .chain(&outs)
+                .any(|s| s.borrows)
+                .then(|| quote!(<'a>));
             // Exceptions raised.
             let mut raised = Vec::new();
             for r in &op.raises {
                 match self.lookup(r, oscope)?.1 {
                     Sym::Exception(p, rid) => raised.push((
                         camel(p.last().expect("a name").to_string().as_str()),
-                        RTy::Path(p.clone()).emit(depth),
+                        RTy::Path(p.clone(), false).emit(depth),
                         rid.to_string(),
                     )),
                     _ => return err(r.pos, format!("`{r}` is not an exception")),
@@ -926,8 +1090,12 @@ impl<'a> Gen<'a> {
             }
             let in_names: Vec<_> = ins.iter().map(|s| &s.name).collect();
             let in_tys: Vec<_> = ins.iter().map(|s| &s.ty).collect();
+            let in_tys_c: Vec<_> = ins.iter().map(|s| &s.ty_c).collect();
+            let in_tys_arg: Vec<_> = ins.iter().map(|s| &s.ty_arg).collect();
             let out_tys: Vec<_> = outs.iter().map(|s| s.ty.clone()).collect();
+            let out_tys_c: Vec<_> = outs.iter().map(|s| s.ty_c.clone()).collect();
             let ret = tuple(&out_tys);
+            let ret_c = tuple(&out_tys_c);
             let args = match in_names.as_slice() {
                 [] => quote!(&()),
                 [one] => quote!(#one),
@@ -1002,32 +1170,36 @@ impl<'a> Gen<'a> {
                 });
                 (quote!(#ename), quote!(::core::result::Result<#ret, #ename>))
             };
-            let invoke = if raised.is_empty() {
-                quote!(self.inner.invoke::<_, #ret>(#wire, #args))
-            } else {
-                quote! {
+            let invoke = match (raised.is_empty(), self.borrowed) {
+                (true, false) => quote!(self.inner.invoke::<_, #ret_c>(#wire, #args)),
+                (true, true) => quote!(self.inner.invoke_ref::<_, #ret_c>(#wire, #args)),
+                (false, false) => quote! {
                     self.inner
-                        .invoke::<_, #ret>(#wire, #args)
+                        .invoke::<_, #ret_c>(#wire, #args)
                         .map_err(|e| #err_ty::from_call(&self.inner, e))
-                }
+                },
+                // The error is decoded before anything borrows the client.
+                (false, true) => quote! {
+                    self.inner.invoke_ref_or_else::<_, #ret_c, #err_ty>(#wire, #args, #err_ty::from_call)
+                },
             };
             client_methods.push(quote! {
                 #[doc = #doc]
                 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-                pub fn #method(&mut self, #(#in_names: &#in_tys),*) -> ::core::result::Result<#ret, #err_ty> {
+                pub fn #method(&mut self, #(#in_names: &#in_tys_arg),*) -> ::core::result::Result<#ret_c, #err_ty> {
                     #invoke
                 }
             });
             servant_methods.push(quote! {
                 #[doc = #doc]
                 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-                fn #method(&self, #(#in_names: #in_tys),*) -> #servant_ret;
+                fn #method #slt(&self, #(#in_names: #in_tys),*) -> #servant_ret;
             });
             let decode = if ins.is_empty() {
                 quote!(call.args::<()>()?;)
             } else {
                 let pat = tuple(&in_names.iter().map(|n| quote!(#n)).collect::<Vec<_>>());
-                let ty = tuple(&in_tys.iter().map(|t| quote!(#t)).collect::<Vec<_>>());
+                let ty = tuple(&in_tys_c.iter().map(|t| quote!(#t)).collect::<Vec<_>>());
                 quote!(let #pat: #ty = call.args()?;)
             };
             let answer = if raised.is_empty() {
@@ -1051,21 +1223,29 @@ impl<'a> Gen<'a> {
         }
 
         for (a, ascope) in &m.attrs {
-            let (t, _) = self.rty(&a.ty, ascope)?;
-            let t = t.emit(depth);
+            self.in_owned = false;
+            let (rt, _) = self.rty(&a.ty, ascope)?;
+            let t = rt.emit(depth);
+            let t_c = rt.emit_lt(depth, &quote!('_));
+            let lt = rt.borrows().then(|| quote!(<'a>));
+            let invoke = if self.borrowed {
+                quote!(invoke_ref)
+            } else {
+                quote!(invoke)
+            };
             for n in &a.names {
                 let get = snake(&n.name);
                 let get_wire = format!("_get_{}", n.name);
                 let gdoc = format!(" Reads attribute `{}`.", n.name);
                 client_methods.push(quote! {
                     #[doc = #gdoc]
-                    pub fn #get(&mut self) -> ::core::result::Result<#t, #call_error> {
-                        self.inner.invoke::<_, #t>(#get_wire, &())
+                    pub fn #get(&mut self) -> ::core::result::Result<#t_c, #call_error> {
+                        self.inner.#invoke::<_, #t_c>(#get_wire, &())
                     }
                 });
                 servant_methods.push(quote! {
                     #[doc = #gdoc]
-                    fn #get(&self) -> #t;
+                    fn #get #lt(&self) -> #t;
                 });
                 arms.push((
                     get_wire,
@@ -1080,17 +1260,17 @@ impl<'a> Gen<'a> {
                     let sdoc = format!(" Writes attribute `{}`.", n.name);
                     client_methods.push(quote! {
                         #[doc = #sdoc]
-                        pub fn #set(&mut self, value: &#t) -> ::core::result::Result<(), #call_error> {
+                        pub fn #set(&mut self, value: &#t_c) -> ::core::result::Result<(), #call_error> {
                             self.inner.invoke::<_, ()>(#set_wire, value)
                         }
                     });
                     servant_methods.push(quote! {
                         #[doc = #sdoc]
-                        fn #set(&self, value: #t);
+                        fn #set #lt(&self, value: #t);
                     });
                     arms.push((
                         set_wire,
-                        quote!({ let value: #t = call.args()?; self.0.#set(value); call.reply(&()) }),
+                        quote!({ let value: #t_c = call.args()?; self.0.#set(value); call.reply(&()) }),
                     ));
                 }
             }

@@ -97,6 +97,28 @@ impl Config {
         self
     }
 
+    /// Strings and octet sequences as `std::borrow::Cow<'a, str>` and `Cow<'a, [u8]>`
+    /// instead of `String` and `Vec<u8>` (off at first), as in
+    /// [`xdr::Config::borrowed`](crate::xdr::Config::borrowed): decoding borrows them from
+    /// the message; types that hold them take a lifetime `'a`; a client's results borrow
+    /// from the reply (the next call reuses the buffer); a servant's method gets arguments
+    /// borrowed from the request and answers with borrowed or owned values. Exceptions, and
+    /// the types they hold, stay owned: a raised exception is decoded from an error that owns
+    /// its bytes.
+    ///
+    /// ```
+    /// let idl = std::env::temp_dir().join("marshal_build_borrowed_doc.idl");
+    /// std::fs::write(&idl, "interface Files { string read(in string name, out sequence<octet> data); };")?;
+    /// let rust = marshal_build::idl::Config::new().borrowed(true).generate(&idl)?;
+    /// assert!(rust.contains("fn read<'a>("));
+    /// assert!(rust.contains("name: ::std::borrow::Cow<'a, str>"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn borrowed(&mut self, on: bool) -> &mut Config {
+        self.common.borrowed(on);
+        self
+    }
+
     /// Writes the output to `dir` instead of `$OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
         self.common.out_dir(dir.as_ref());

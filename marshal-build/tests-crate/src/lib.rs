@@ -99,6 +99,22 @@ pub mod all_idl {
     include!(concat!(env!("OUT_DIR"), "/idl/all.rs"));
 }
 
+/// `flick.idl`, `all.idl` and `CosNaming.idl` generated with `Config::borrowed(true)`.
+pub mod borrowed_idl {
+    /// `peers/omniorb/idl/flick.idl`.
+    pub mod flick_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/borrowed/flick.rs"));
+    }
+    /// `idl/all.idl`.
+    pub mod all_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/borrowed/all.rs"));
+    }
+    /// `/usr/share/idl/omniORB/COS/CosNaming.idl`.
+    pub mod cos_naming_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/borrowed/CosNaming.rs"));
+    }
+}
+
 /// Generated from the files of Debian's `omniorb-idl` that marshal-build accepts (see
 /// `OMNIORB_IDL` in `build.rs`), each in its own module (`CosNaming.idl` in `cos_naming_idl`,
 /// where its module `CosNaming` is `cos_naming`): a file that includes another

@@ -153,3 +153,88 @@ fn borrowed_client_calls_borrowed_server() {
     assert_eq!((res.ret, res.pos), (2, 18));
     server.shutdown();
 }
+
+mod idl {
+    use std::borrow::Cow;
+
+    use marshal_build_tests::borrowed_idl::flick_idl::flick::{self, bench};
+
+    /// `Flick::Bench` with borrowed types: echoes hand back what they were given.
+    struct Bench;
+
+    impl bench::Servant for Bench {
+        fn echo_ints(&self, v: flick::IntSeq) -> flick::IntSeq {
+            v
+        }
+        fn echo_rects(&self, v: flick::RectSeq) -> flick::RectSeq {
+            v
+        }
+        fn echo_dirents<'a>(&self, v: flick::DirEntrySeq<'a>) -> flick::DirEntrySeq<'a> {
+            assert!(v.iter().all(|d| matches!(d.name, Cow::Borrowed(_))));
+            v
+        }
+        fn echo_octets<'a>(&self, v: flick::OctetSeq<'a>) -> flick::OctetSeq<'a> {
+            assert!(matches!(v, Cow::Borrowed(_)), "the octets were copied");
+            v
+        }
+        fn echo_shape<'a>(&self, s: flick::Shape<'a>) -> flick::Shape<'a> {
+            s
+        }
+        fn echo_prims<'a>(&self, p: flick::Prims<'a>) -> flick::Prims<'a> {
+            p
+        }
+        fn sum_ints(&self, v: flick::IntSeq) -> i64 {
+            v.iter().map(|&x| i64::from(x)).sum()
+        }
+        fn fail(&self, code: i32) -> Result<(), bench::FailError> {
+            match code {
+                0 => Ok(()),
+                code => Err(bench::FailError::Oops(flick::Oops {
+                    code,
+                    why: format!("failed {code}"),
+                })),
+            }
+        }
+        fn mix<'a>(&self, a: i32, s: Cow<'a, str>) -> (i32, i32, Cow<'a, str>) {
+            (a + 1, a * 2, Cow::Owned(format!("{s}!")))
+        }
+    }
+
+    #[test]
+    fn borrowed_idl_client_calls_borrowed_skeleton() {
+        let mut server = marshal::giop::Server::bind("127.0.0.1:0").unwrap();
+        server.add("Bench", bench::skeleton(Bench));
+        let server = server.spawn().unwrap();
+        let ior = server.ior(bench::REPOSITORY_ID, b"Bench");
+        let mut c = bench::Client::new(marshal::giop::Client::connect(&ior).unwrap());
+
+        let data = vec![7u8; 100_000];
+        let back = c.echo_octets(&Cow::Borrowed(&data[..])).unwrap();
+        // The reply's octets borrow from the client's receive buffer.
+        assert!(matches!(back, Cow::Borrowed(b) if b == data.as_slice()));
+
+        let names = ["a", "bb", "ccc"];
+        let dirents: flick::DirEntrySeq<'_> = names
+            .iter()
+            .map(|n| flick::DirEntry {
+                name: Cow::Borrowed(n),
+                st: flick::Stat {
+                    ints: [3; 30],
+                    chars: [4; 16],
+                },
+            })
+            .collect();
+        assert_eq!(c.echo_dirents(&dirents).unwrap(), dirents);
+        assert_eq!(c.sum_ints(&vec![1, 2, 3]).unwrap(), 6);
+        let (r, b, s) = c.mix(&20, "hi").unwrap();
+        assert_eq!((r, b, s.as_ref()), (21, 40, "hi!"));
+        c.fail(&0).unwrap();
+        match c.fail(&5) {
+            Err(bench::FailError::Oops(o)) => assert_eq!((o.code, o.why.as_str()), (5, "failed 5")),
+            other => panic!("{other:?}"),
+        }
+        // The client is usable after an exception.
+        assert_eq!(c.echo_ints(&vec![9]).unwrap(), [9]);
+        server.shutdown();
+    }
+}

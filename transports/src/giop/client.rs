@@ -169,19 +169,77 @@ impl Client {
         operation: &str,
         args: &Args,
     ) -> Result<Ret, CallError> {
-        let position = self.invoke_with(operation, args, |body| Ok(body.position()))?;
+        self.invoke_ref_or_else(operation, args, |_, e| e)
+    }
+
+    /// Like [`invoke_ref`](Client::invoke_ref), but a call that fails (a user exception, a
+    /// system exception, a transport error) is first handed to `on_error` with the client,
+    /// which can decode a user exception's members with
+    /// [`decode_user_exception`](Client::decode_user_exception) while no result borrows the
+    /// client; an undecodable reply becomes `E::from(CallError::Marshal(..))`.
+    ///
+    /// ```
+    /// use transports::giop::{Call, CallError, Client, Server};
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add("Files", |call: &mut Call<'_>| {
+    ///     let name: &str = call.args()?;
+    ///     if name.is_empty() {
+    ///         return call.user_exception("IDL:Files/Empty:1.0", &7u32);
+    ///     }
+    ///     call.reply(&name)
+    /// });
+    /// let server = server.spawn()?;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum OpenError { Empty(u32), Call(String) }
+    /// impl From<CallError> for OpenError {
+    ///     fn from(e: CallError) -> Self { OpenError::Call(e.to_string()) }
+    /// }
+    /// fn open_error(c: &Client, e: CallError) -> OpenError {
+    ///     match &e {
+    ///         CallError::UserException { body, .. } => match c.decode_user_exception(body) {
+    ///             Ok(code) => OpenError::Empty(code),
+    ///             Err(d) => OpenError::Call(d.to_string()),
+    ///         },
+    ///         _ => e.into(),
+    ///     }
+    /// }
+    ///
+    /// let mut client = Client::connect(&server.ior("IDL:Files:1.0", b"Files"))?;
+    /// let name: &str = client.invoke_ref_or_else("open", "a", open_error).unwrap();
+    /// assert_eq!(name, "a");
+    /// let e = client.invoke_ref_or_else::<_, &str, _>("open", "", open_error);
+    /// assert_eq!(e, Err(OpenError::Empty(7)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn invoke_ref_or_else<'c, Args, Ret, E>(
+        &'c mut self,
+        operation: &str,
+        args: &Args,
+        on_error: impl FnOnce(&Client, CallError) -> E,
+    ) -> Result<Ret, E>
+    where
+        Args: Encode + ?Sized,
+        Ret: Decode<'c>,
+        E: From<CallError>,
+    {
+        let position = match self.invoke_with(operation, args, |body| Ok(body.position())) {
+            Ok(position) => position,
+            Err(e) => return Err(on_error(self, e)),
+        };
         let order = self.reply_order;
         let message = match self.rx.last_whole() {
             Ok(message) => message,
             Err(e) => {
                 self.broken = true;
-                return Err(CallError::Transport(e));
+                return Err(CallError::Transport(e).into());
             }
         };
         let body = message.get(position..).unwrap_or_default();
         Body::new(body, position, order)
             .decode()
-            .map_err(CallError::Marshal)
+            .map_err(|e| CallError::Marshal(e).into())
     }
 
     /// The whole GIOP message last received from the server (as much of it as has arrived):
