@@ -21,6 +21,9 @@ pub(crate) mod rt {
         pub(crate) use crate::rpc::{Call, Client, Program, RpcError};
     }
 
+    // The derive emits CDR and NDR code too when the facade turns its `iiop` and `ndr`
+    // features on (which also turns on transports' own): these are used only then.
+    #[allow(unused_imports)]
     pub(crate) mod __private {
         #[cfg(feature = "iiop")]
         pub(crate) use wire_iiop::__private as iiop;
