@@ -22,7 +22,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use marshal::giop::{Client, Ior, Server};
 use marshal_benches::one_cpu::OneCpu;
 use omniorb_peer::{OmniClient, OmniServer};
-use workloads::bench_object::{BenchServant, BENCH_ID};
+use workloads::bench_object::{self, BENCH_ID};
 use workloads::size_label;
 
 const SIZES: [usize; 3] = [64, 64 << 10, 1 << 20];
@@ -38,7 +38,7 @@ fn roundtrips(c: &mut Criterion) {
 /// CPU mask), and the octet and long groups under `prefix`.
 fn pairs(c: &mut Criterion, prefix: &str) {
     let mut server = Server::bind("127.0.0.1:0").expect("bind");
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     let rust_server = server.spawn().expect("spawn");
     let omni_server = OmniServer::start(&[]);
     let mut rust_rust = Client::connect(&rust_server.ior(BENCH_ID, b"Bench")).expect("connect");

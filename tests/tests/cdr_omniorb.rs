@@ -1,11 +1,12 @@
 //! CDR byte-exactness against omniORB: the same IDL values (`peers/omniorb/idl/flick.idl`)
 //! encoded by omniORB's generated marshaling code (into a `cdrMemoryStream`) and by marshal
-//! give identical bytes, in both byte orders, and each side decodes the other's bytes. omniORB
+//! (the sequences as the workloads' derived types, the rest as the types marshal-build
+//! generates from the same IDL, `workloads::bench_object`) give identical bytes, in both byte orders, and each side decodes the other's bytes. omniORB
 //! is built during the tests; if it is missing the build fails, so these never skip.
 
 use marshal::cdr::{from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder};
 use omniorb_peer as omni;
-use workloads::bench_object::{sample_prims, Color, Oops, Prims, Shape};
+use workloads::bench_object::{self as idl, sample_prims, Color, Oops, Prims, Shape};
 use workloads::{dirents, ints, rects, DirEntry, Rect, Stat};
 
 const ORDERS: [(ByteOrder, omni::Order); 2] = [
@@ -25,7 +26,7 @@ fn omni_dirent(d: &DirEntry) -> omni::DirEntry {
     }
 }
 
-fn omni_prims(p: &Prims) -> omni::Prims {
+fn omni_prims(p: &Prims<'_>) -> omni::Prims {
     omni::Prims {
         o: p.o,
         b: p.b,
@@ -38,7 +39,7 @@ fn omni_prims(p: &Prims) -> omni::Prims {
         ull: p.ull,
         f: p.f,
         d: p.d,
-        str: p.str.clone(),
+        str: p.str.to_string(),
         color: match p.col {
             Color::Red => 0,
             Color::Green => 1,
@@ -47,22 +48,30 @@ fn omni_prims(p: &Prims) -> omni::Prims {
     }
 }
 
-fn omni_shape(s: &Shape) -> omni::Shape {
+fn omni_shape(s: &Shape<'_>) -> omni::Shape {
     match s {
-        Shape::Int(v) => omni::Shape::Int(*v),
-        Shape::Str(v) => omni::Shape::Str(v.clone()),
-        Shape::Other(d, r) => omni::Shape::Other(*d, omni_rect(r)),
+        Shape::V0(v) => omni::Shape::Int(*v),
+        Shape::V1(v) => omni::Shape::Str(v.to_string()),
+        Shape::Default(d, r) => omni::Shape::Other(*d, [r.a.x, r.a.y, r.b.x, r.b.y]),
     }
 }
 
-fn samples_shape() -> Vec<Shape> {
+/// The workload's first rectangle, as the generated type.
+fn idl_rect() -> idl::Rect {
     let r = rects(1)[0];
+    idl::Rect {
+        a: idl::Point { x: r.a.x, y: r.a.y },
+        b: idl::Point { x: r.b.x, y: r.b.y },
+    }
+}
+
+fn samples_shape() -> Vec<Shape<'static>> {
     vec![
-        Shape::Int(-7),
-        Shape::Str("seven".into()),
-        Shape::Str(String::new()),
-        Shape::Other(7, r),
-        Shape::Other(-3, r),
+        Shape::V0(-7),
+        Shape::V1("seven".into()),
+        Shape::V1("".into()),
+        Shape::Default(7, idl_rect()),
+        Shape::Default(-3, idl_rect()),
     ]
 }
 
@@ -129,11 +138,11 @@ fn prims_match_omniorb_including_padding() {
             let ours = to_vec(&p, o).unwrap();
             assert_eq!(ours, omni::encode_prims(oo, &omni_prims(&p)), "{p:?} {o:?}");
             assert_eq!(omni::decode_prims(oo, &ours).unwrap(), omni_prims(&p));
-            assert_eq!(from_slice::<Prims>(&ours, o).unwrap(), p);
+            assert_eq!(from_slice::<Prims<'_>>(&ours, o).unwrap(), p);
 
             let enc = to_encapsulation(&p, o).unwrap();
             assert_eq!(enc, omni::encode_encapsulated_prims(oo, &omni_prims(&p)));
-            assert_eq!(from_encapsulation::<Prims>(&enc).unwrap(), p);
+            assert_eq!(from_encapsulation::<Prims<'_>>(&enc).unwrap(), p);
         }
     }
     // The layout, spelled out for the first sample in big-endian: octet, boolean, char, pad,
@@ -141,7 +150,7 @@ fn prims_match_omniorb_including_padding() {
     let b = to_vec(&sample_prims()[0], ByteOrder::Big).unwrap();
     assert_eq!(&b[..8], [0xab, 1, 0xfb, 0, 0xff, 0xfe, 0xff, 0xfe]);
     assert_eq!(&b[8..16], [0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
-    // The enum is its ordinal (2), not its value (30).
+    // The enum is its ordinal: `blue` is 2.
     assert_eq!(&b[b.len() - 4..], [0, 0, 0, 2]);
 }
 
@@ -152,12 +161,12 @@ fn unions_and_exceptions_match_omniorb() {
             let ours = to_vec(&s, o).unwrap();
             assert_eq!(ours, omni::encode_shape(oo, &omni_shape(&s)), "{s:?} {o:?}");
             assert_eq!(omni::decode_shape(oo, &ours).unwrap(), omni_shape(&s));
-            assert_eq!(from_slice::<Shape>(&ours, o).unwrap(), s);
+            assert_eq!(from_slice::<Shape<'_>>(&ours, o).unwrap(), s);
         }
     }
     // A default arm may not hold a tagged variant's discriminant.
-    let e = to_vec(&Shape::Other(1, Rect::default()), ByteOrder::Big).unwrap_err();
-    assert!(e.to_string().contains("belongs to variant Str"), "{e}");
+    let e = to_vec(&Shape::Default(1, idl_rect()), ByteOrder::Big).unwrap_err();
+    assert!(e.to_string().contains("belongs to variant V1"), "{e}");
     for (o, oo) in ORDERS {
         let oops = Oops {
             code: 42,

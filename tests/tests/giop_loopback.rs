@@ -12,11 +12,11 @@ use marshal::giop::{
     MessageHeader, MessageKind, MsgType, ReplyStatus, RequestHeader, Server, ServerHandle,
     TargetAddress, Version, HEADER_LEN, RESPONSE_EXPECTED,
 };
-use workloads::bench_object::{BenchServant, BENCH_ID};
+use workloads::bench_object::{self, BENCH_ID};
 
 fn bench_server() -> ServerHandle {
     let mut server = Server::bind("127.0.0.1:0").unwrap();
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     server.spawn().unwrap()
 }
 
@@ -274,7 +274,7 @@ fn concurrent_clients_and_large_octet_sequences() {
 #[test]
 fn connections_beyond_the_cap_are_closed_and_the_others_served() {
     let mut server = Server::bind("127.0.0.1:0").unwrap();
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     server.set_max_connections(2);
     let server = server.spawn().unwrap();
     let ior = server.ior(BENCH_ID, b"Bench");
@@ -337,7 +337,7 @@ fn a_timed_out_call_fails_and_the_next_one_reconnects() {
 #[test]
 fn arriving_messages_leave_the_connection_in_step() {
     let mut server = Server::bind("127.0.0.1:0").unwrap();
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     server.add("Lazy", |call: &mut marshal::giop::Call<'_>| {
         call.reply(&vec![7u8; 1 << 20])
     });

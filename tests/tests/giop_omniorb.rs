@@ -1,15 +1,20 @@
 //! GIOP interop with omniORB, both ways, over loopback TCP: the Rust client calls every
 //! operation of omniORB's `Flick::Bench` server (GIOP 1.0, 1.1 and 1.2, requests in both byte
 //! orders, by IOR and by corbaloc), and omniORB's checking client calls every operation of
-//! the Rust server. The omniORB programs are built during the tests; a missing peer fails.
+//! the Rust server. The Rust side is what marshal-build generates from the same IDL
+//! (`workloads::bench_object`): its typed client and its skeleton. The omniORB programs are built during the tests; a missing peer fails.
+
+use std::borrow::Cow;
 
 use marshal::cdr::ByteOrder;
 use marshal::giop::{CallError, Client, Completion, Ior, Server, Version};
 use omniorb_peer::{assert_omni_client_passes, OmniServer};
-use workloads::bench_object::{sample_prims, BenchServant, Oops, Prims, Shape, BENCH_ID, OOPS_ID};
-use workloads::{dirents, ints, rects, DirEntry, Rect};
+use workloads::bench_object::{
+    self, bench, sample_prims, DirEntry, FailError, Oops, Point, Prims, Rect, Shape, Stat, BENCH_ID,
+};
+use workloads::{dirents, ints, rects};
 
-fn prims() -> Vec<Prims> {
+fn prims() -> Vec<Prims<'static>> {
     let mut v = sample_prims();
     v.push(Prims {
         d: f64::MIN_POSITIVE,
@@ -21,99 +26,110 @@ fn prims() -> Vec<Prims> {
     v
 }
 
-/// Every operation of `Flick::Bench` through `client`, checking results.
-fn exercise(client: &mut Client, what: &str) {
+/// `n` rectangles of the workload, as the generated type.
+fn idl_rects(n: usize) -> Vec<Rect> {
+    rects(n)
+        .iter()
+        .map(|r| Rect {
+            a: Point { x: r.a.x, y: r.a.y },
+            b: Point { x: r.b.x, y: r.b.y },
+        })
+        .collect()
+}
+
+/// Every operation of `Flick::Bench` through the generated client `c`, checking results.
+fn exercise(c: &mut bench::Client, what: &str) {
     for n in [0, 1, 5, 1000, 100_000] {
         let v = ints(n);
-        let got: Vec<i32> = client
-            .invoke("echo_ints", &v)
+        let got = c
+            .echo_ints(&v)
             .unwrap_or_else(|e| panic!("{what}: echo_ints {n}: {e}"));
         assert_eq!(got, v, "{what}: echo_ints {n}");
-        let sum: i64 = client.invoke("sum_ints", &v).unwrap();
         assert_eq!(
-            sum,
+            c.sum_ints(&v).unwrap(),
             v.iter().map(|&x| i64::from(x)).sum::<i64>(),
             "{what}: sum_ints {n}"
         );
     }
-    let big = vec![i32::MAX; 3];
     assert_eq!(
-        client.invoke::<_, i64>("sum_ints", &big).unwrap(),
+        c.sum_ints(&vec![i32::MAX; 3]).unwrap(),
         3 * i64::from(i32::MAX)
     );
     for n in [0, 1, 3000] {
-        let v = rects(n);
-        let got: Vec<Rect> = client.invoke("echo_rects", &v).unwrap();
-        assert_eq!(got, v, "{what}: echo_rects {n}");
+        let v = idl_rects(n);
+        assert_eq!(c.echo_rects(&v).unwrap(), v, "{what}: echo_rects {n}");
     }
     for n in [0, 1, 300] {
-        let mut v = dirents(n);
-        for (i, d) in v.iter_mut().enumerate() {
-            d.name.truncate(i % 9);
-        }
+        let mut v: Vec<DirEntry<'static>> = dirents(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| DirEntry {
+                name: Cow::Owned(d.name[..i % 9].to_string()),
+                st: Stat {
+                    ints: d.st.ints,
+                    chars: d.st.chars,
+                },
+            })
+            .collect();
         if let Some(d) = v.first_mut() {
-            d.name = "n".repeat(255);
+            d.name = Cow::Owned("n".repeat(255));
         }
-        let got: Vec<DirEntry> = client.invoke("echo_dirents", &v).unwrap();
-        assert_eq!(got, v, "{what}: echo_dirents {n}");
+        assert_eq!(c.echo_dirents(&v).unwrap(), v, "{what}: echo_dirents {n}");
     }
     for n in [0, 1, 3, 256, 100_000, 1 << 20] {
         let v: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
-        let got: Vec<u8> = client.invoke("echo_octets", &v).unwrap();
-        assert!(got == v, "{what}: echo_octets {n}");
+        let got = c.echo_octets(&Cow::Borrowed(&v[..])).unwrap();
+        assert!(*got == v[..], "{what}: echo_octets {n}");
     }
-    let r = rects(1)[0];
+    let r = idl_rects(1)[0].clone();
     for s in [
-        Shape::Int(-7),
-        Shape::Str(String::new()),
-        Shape::Str("q".repeat(1000)),
-        Shape::Other(7, r),
-        Shape::Other(i32::MIN, r),
+        Shape::V0(-7),
+        Shape::V1(Cow::Borrowed("")),
+        Shape::V1(Cow::Owned("q".repeat(1000))),
+        Shape::Default(7, r.clone()),
+        Shape::Default(i32::MIN, r),
     ] {
-        let got: Shape = client.invoke("echo_shape", &s).unwrap();
-        assert_eq!(got, s, "{what}: echo_shape");
+        assert_eq!(c.echo_shape(&s).unwrap(), s, "{what}: echo_shape");
     }
+    let version = c.inner().version();
     for p in prims() {
-        if !p.str.is_ascii() && client.version() < Version::V1_1 {
+        if !p.str.is_ascii() && version < Version::V1_1 {
             // GIOP 1.0 has no code set negotiation: chars are ISO 8859-1, where omniORB
             // (rightly) refuses the bytes of UTF-8's multi-byte characters.
             continue;
         }
-        if !(p.c as u8).is_ascii() && client.version() >= Version::V1_1 {
+        if !(p.c as u8).is_ascii() && version >= Version::V1_1 {
             // With UTF-8 negotiated, a `char` must be one UTF-8 code unit: ASCII.
             continue;
         }
-        let got: Prims = client
-            .invoke("echo_prims", &p)
+        let got = c
+            .echo_prims(&p)
             .unwrap_or_else(|e| panic!("{what}: echo_prims {:?}: {e}", p.str));
         assert_eq!(got, p, "{what}: echo_prims");
     }
-    client.invoke::<i32, ()>("fail", &0).unwrap();
+    c.fail(&0).unwrap();
     for code in [42, -7, i32::MIN] {
-        match client.invoke::<i32, ()>("fail", &code) {
-            Err(CallError::UserException {
-                repository_id,
-                body,
-            }) => {
-                assert_eq!(repository_id, OOPS_ID, "{what}");
-                let oops: Oops = client.decode_user_exception(&body).unwrap();
-                assert_eq!(
-                    oops,
-                    Oops {
-                        code,
-                        why: format!("failed {code}")
-                    },
-                    "{what}"
-                );
-            }
+        match c.fail(&code) {
+            Err(FailError::Oops(oops)) => assert_eq!(
+                oops,
+                Oops {
+                    code,
+                    why: format!("failed {code}")
+                },
+                "{what}"
+            ),
             other => panic!("{what}: fail({code}) gave {other:?}"),
         }
     }
     for (a, s) in [(5, "abc"), (0, ""), (-3, "x"), (1 << 29, "0123")] {
-        let (r, b, s2): (i32, i32, String) = client.invoke("mix", &(a, s)).unwrap();
-        assert_eq!((r, b, s2), (a + 1, 2 * a, format!("{s}!")), "{what}: mix");
+        let (r, b, s2) = c.mix(&a, s).unwrap();
+        assert_eq!(
+            (r, b, &*s2),
+            (a + 1, 2 * a, format!("{s}!").as_str()),
+            "{what}: mix"
+        );
     }
-    match client.invoke::<(), ()>("no_such_operation", &()) {
+    match c.inner().invoke::<(), ()>("no_such_operation", &()) {
         Err(CallError::SystemException {
             repository_id,
             completed,
@@ -142,7 +158,7 @@ fn rust_client_calls_omniorb_server_in_every_version_and_byte_order() {
             assert_eq!(client.version().to_string(), server_giop);
             client.set_byte_order(order);
             exercise(
-                &mut client,
+                &mut bench::Client::new(client),
                 &format!("omniORB GIOP {server_giop}, {order:?} requests"),
             );
         }
@@ -163,19 +179,22 @@ fn rust_client_reaches_omniorb_by_corbaloc_and_older_versions() {
         let ior = Ior::parse(&url).unwrap();
         let mut client = Client::connect(&ior).unwrap();
         client.set_byte_order(ByteOrder::Big);
-        exercise(&mut client, &url);
+        exercise(&mut bench::Client::new(client), &url);
     }
     let ior = Ior::parse(server.ior()).unwrap();
     let mut client = Client::connect(&ior).unwrap();
     client.set_version(Version::V1_0);
-    exercise(&mut client, "GIOP 1.0 against a 1.2 IOR");
+    exercise(
+        &mut bench::Client::new(client),
+        "GIOP 1.0 against a 1.2 IOR",
+    );
     server.stop();
 }
 
 #[test]
 fn omniorb_client_calls_rust_server() {
     let mut server = Server::bind("127.0.0.1:0").unwrap();
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     let handle = server.spawn().unwrap();
     let ior = handle.ior(BENCH_ID, b"Bench");
     // By IOR (IIOP 1.2 profile) at each GIOP version omniORB may choose, and by corbaloc.

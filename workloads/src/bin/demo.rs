@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use marshal::cdr::ByteOrder;
 use marshal::giop::{CallError, Client, Server};
-use workloads::bench_object::{BenchServant, Oops, BENCH_ID};
+use workloads::bench_object::{self, Oops, BENCH_ID};
 use workloads::{dirents, ints, rects, size_label, DirEntry, Rect, DIRENT_BYTES};
 
 /// Median bytes per second of `f` processing `bytes` bytes per call.
@@ -127,7 +127,7 @@ where
 /// A GIOP server and client on loopback: a few calls, then round-trip throughput.
 fn giop_demo() -> Result<(), CallError> {
     let mut server = Server::bind("127.0.0.1:0")?;
-    server.add("Bench", BenchServant);
+    server.add("Bench", bench_object::servant());
     let handle = server.spawn()?;
     let ior = handle.ior(BENCH_ID, b"Bench");
     println!("\nGIOP 1.2 over loopback TCP: a Rust client calls a Rust server");
