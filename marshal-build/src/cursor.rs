@@ -34,11 +34,7 @@ impl<'t> Cursor<'t> {
                     col: t.pos.col + t.tok.to_string().chars().count() as u32 - 2,
                     ..t.pos
                 },
-                None => Pos {
-                    file: 0,
-                    line: 1,
-                    col: 1,
-                },
+                None => Pos::START,
             },
         }
     }

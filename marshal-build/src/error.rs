@@ -14,6 +14,16 @@ pub struct Pos {
     pub col: u32,
 }
 
+impl Pos {
+    /// The start of the file given to the front end: where errors that belong to no token
+    /// (the generated code itself, an option) point.
+    pub const START: Pos = Pos {
+        file: 0,
+        line: 1,
+        col: 1,
+    };
+}
+
 /// Where an error is: the file, line and column, and the text of that line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Location {

@@ -113,18 +113,6 @@ impl<'de: 'a, 'a> Decode<'de> for std::borrow::Cow<'a, [u8]> {
 }
 
 /// `sequence<octet>`.
-impl Encode for std::borrow::Cow<'_, [u8]> {
-    #[inline]
-    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
-        (**self).end(pos, depth)
-    }
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
-        (**self).encode(w, order)
-    }
-}
-
-/// `sequence<octet>`.
 impl Encode for bytes::Bytes {
     #[inline]
     fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {

@@ -139,8 +139,9 @@ string!(
     ['de: 'a, 'a] std::borrow::Cow<'a, str> => std::borrow::Cow::Borrowed
 );
 
-/// A string that borrows from the input when decoded, and may own its text when encoded.
-impl Encode for std::borrow::Cow<'_, str> {
+/// A string or a sequence that borrows from the input when decoded, and may own its data when
+/// encoded: encoded as what it points to.
+impl<T: Encode + ToOwned + ?Sized> Encode for std::borrow::Cow<'_, T> {
     #[inline]
     fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
         (**self).end(pos, depth)

@@ -108,9 +108,10 @@ impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     }
 }
 
-/// A string that borrows from the input when decoded, and may own its text when encoded.
-impl Encode for Cow<'_, str> {
-    const SIZE: SizeClass = SizeClass::Unbounded;
+/// A string or opaque data that borrows from the input when decoded, and may own its bytes
+/// when encoded: encoded as what it points to.
+impl<T: Encode + ToOwned + ?Sized> Encode for Cow<'_, T> {
+    const SIZE: SizeClass = T::SIZE;
     #[inline]
     fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
         (**self).encoded_len(depth)
@@ -126,19 +127,6 @@ impl<'de: 'a, 'a> Decode<'de> for Cow<'a, str> {
     #[inline]
     fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
         take_str(r).map(Cow::Borrowed)
-    }
-}
-
-/// Opaque data that borrows from the input when decoded, and may own its bytes when encoded.
-impl Encode for Cow<'_, [u8]> {
-    const SIZE: SizeClass = SizeClass::Unbounded;
-    #[inline]
-    fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
-        (**self).encoded_len(depth)
-    }
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        (**self).encode(w)
     }
 }
 

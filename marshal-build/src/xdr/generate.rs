@@ -121,11 +121,7 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
     if let Some(path) = &opts.marshal_path {
         let p: syn::Path = syn::parse_str(path).map_err(|e| {
             Diag::new(
-                crate::error::Pos {
-                    file: 0,
-                    line: 1,
-                    col: 1,
-                },
+                crate::error::Pos::START,
                 format!("the marshal path `{path}` is not a Rust path: {e}"),
             )
         })?;
@@ -162,11 +158,7 @@ pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<St
     let file_tokens = quote!(#(#items)*);
     let parsed: syn::File = syn::parse2(file_tokens).map_err(|e| {
         Diag::new(
-            crate::error::Pos {
-                file: 0,
-                line: 1,
-                col: 1,
-            },
+            crate::error::Pos::START,
             format!("internal error: generated code does not parse: {e}"),
         )
     })?;

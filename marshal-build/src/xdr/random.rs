@@ -662,11 +662,7 @@ impl<'a> Filler<'a> {
         };
         let parsed: syn::File = syn::parse2(tokens).map_err(|e| {
             Diag::new(
-                crate::error::Pos {
-                    file: 0,
-                    line: 1,
-                    col: 1,
-                },
+                crate::error::Pos::START,
                 format!("internal error: generated fillers do not parse: {e}"),
             )
         })?;
