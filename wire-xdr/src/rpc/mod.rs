@@ -13,6 +13,6 @@ pub use msg::{
     AcceptStat, CallHeader, Message, RejectedReply, ReplyBody, ReplyHeader, RPC_VERSION,
 };
 pub use record_marking::{
-    record_mark, Progress, RecordError, RecordReader, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD,
-    LAST_FRAGMENT, MAX_FRAGMENT_LEN,
+    record_mark, FragmentHeader, Progress, RecordError, RecordReader, DEFAULT_MAX_FRAGMENTS,
+    DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_FRAGMENT_LEN,
 };

@@ -30,10 +30,82 @@ pub const DEFAULT_MAX_FRAGMENTS: usize = 1 << 16;
 /// assert!(wire_xdr::rpc::record_mark(1 << 31).is_err());
 /// ```
 pub fn record_mark(len: usize) -> Result<[u8; 4], Error> {
-    if len > MAX_FRAGMENT_LEN {
-        return Err(Error::without_offset(ErrorKind::TooLong { len }));
+    FragmentHeader { len, last: true }.to_bytes()
+}
+
+/// A fragment header: the fragment's length and whether it ends its record. Any four bytes
+/// are one; whether the fragment is acceptable is [`FragmentHeader::check`]'s question.
+///
+/// ```
+/// use wire_xdr::rpc::FragmentHeader;
+/// let h = FragmentHeader::parse([0, 0, 1, 0]);
+/// assert_eq!(h, FragmentHeader { len: 256, last: false });
+/// assert_eq!(h.to_bytes().unwrap(), [0, 0, 1, 0]);
+/// // The third fragment of a record of which 100 bytes came, under a cap of 300 bytes.
+/// assert!(h.check(3, 100, 300, 16).is_err());
+/// assert!(h.check(3, 44, 300, 16).is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FragmentHeader {
+    /// Bytes of data after the header.
+    pub len: usize,
+    /// This fragment ends the record.
+    pub last: bool,
+}
+
+impl FragmentHeader {
+    /// Decodes a header.
+    pub fn parse(bytes: [u8; 4]) -> Self {
+        let word = u32::from_be_bytes(bytes);
+        FragmentHeader {
+            len: (word & !LAST_FRAGMENT) as usize,
+            last: word & LAST_FRAGMENT != 0,
+        }
     }
-    Ok((LAST_FRAGMENT | len as u32).to_be_bytes())
+
+    /// Encodes the header; a length beyond [`MAX_FRAGMENT_LEN`] is an error.
+    pub fn to_bytes(self) -> Result<[u8; 4], Error> {
+        if self.len > MAX_FRAGMENT_LEN {
+            return Err(Error::without_offset(ErrorKind::TooLong { len: self.len }));
+        }
+        let last = if self.last { LAST_FRAGMENT } else { 0 };
+        Ok((last | self.len as u32).to_be_bytes())
+    }
+
+    /// Checks the caps before anything is reserved for this fragment, the `fragment`-th
+    /// (counting from 1) of a record of which `assembled` bytes came before it: the record
+    /// may not exceed `max_record` bytes nor `max_fragments` fragments. The error's offset is
+    /// `assembled`, the place in the record where the fragment would start.
+    pub fn check(
+        self,
+        fragment: usize,
+        assembled: usize,
+        max_record: usize,
+        max_fragments: usize,
+    ) -> Result<(), Error> {
+        if fragment > max_fragments.max(1) {
+            return Err(Error::new(
+                ErrorKind::TooManyElements {
+                    count: fragment as u64,
+                    limit: max_fragments.max(1) as u64,
+                },
+                assembled,
+            )
+            .in_field("fragments"));
+        }
+        let total = assembled as u64 + self.len as u64;
+        if total > max_record as u64 {
+            return Err(Error::new(
+                ErrorKind::LengthTooLarge {
+                    len: total,
+                    max: max_record as u64,
+                },
+                assembled,
+            )
+            .in_field("record"));
+        }
+        Ok(())
+    }
 }
 
 /// What [`RecordReader::advance`] found.
@@ -166,37 +238,22 @@ impl RecordReader {
                     if have < 4 {
                         return Ok(Progress::Incomplete(4 - have));
                     }
-                    let word = u32::from_be_bytes(
+                    let h = FragmentHeader::parse(
                         self.buf[self.pos..self.pos + 4]
                             .try_into()
                             .expect("four bytes"),
                     );
-                    let len = (word & !LAST_FRAGMENT) as usize;
                     self.fragments += 1;
-                    if self.fragments > self.max_fragments {
-                        return Err(Error::new(
-                            ErrorKind::TooManyElements {
-                                count: self.fragments as u64,
-                                limit: self.max_fragments as u64,
-                            },
-                            self.assembled,
-                        )
-                        .in_field("fragments"));
-                    }
-                    if self.assembled + len > self.max_record {
-                        return Err(Error::new(
-                            ErrorKind::LengthTooLarge {
-                                len: (self.assembled + len) as u64,
-                                max: self.max_record as u64,
-                            },
-                            self.assembled,
-                        )
-                        .in_field("record"));
-                    }
+                    h.check(
+                        self.fragments,
+                        self.assembled,
+                        self.max_record,
+                        self.max_fragments,
+                    )?;
                     self.pos += 4;
                     self.state = State::Data {
-                        left: len,
-                        last: word & LAST_FRAGMENT != 0,
+                        left: h.len,
+                        last: h.last,
                     };
                 }
                 State::Data { left, last } => {
