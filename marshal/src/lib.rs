@@ -32,6 +32,17 @@
 //! # Ok::<(), marshal::Error>(())
 //! ```
 //!
+//! ## Features
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `xdr` (default) | [`xdr`]: XDR encode/decode; [`rpc`]: ONC RPC headers and record marking |
+//! | `iiop` | `cdr`: CDR and encapsulations; `giop`: GIOP messages, IORs, corbaloc |
+//! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
+//! | `jit` | Cranelift-compiled NDR conversions and tiering |
+//! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError` |
+//!
 //! ## The derive
 //!
 //! - Structs (named, tuple, unit; generic: bounds are added only for type parameters that fields
@@ -315,6 +326,9 @@ pub mod cdr {
 /// a [`FormatServer`](ndr::FormatServer) answers format ids for receivers that resolve with a
 /// [`FormatClient`](ndr::FormatClient).
 ///
+/// With feature `tokio`, `NdrCodec` cuts an async stream into whole frames (for
+/// `tokio_util::codec::Framed`) to give to [`parse_frame`](ndr::parse_frame).
+///
 /// With feature `jit`, conversions are compiled to native code by Cranelift: choose the
 /// [`Engine`](ndr::Engine) with [`Receiver::with_engine`](ndr::Receiver::with_engine) (the
 /// default is [`Engine::Tiered`](ndr::Engine) under a code budget), and read what it did in
@@ -322,6 +336,9 @@ pub mod cdr {
 #[cfg(feature = "ndr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr {
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::codec::{CodecError, NdrCodec};
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::ndr::{
@@ -342,7 +359,8 @@ pub mod ndr {
 /// GIOP (CORBA's General Inter-ORB Protocol, 1.0–1.2): messages, object references
 /// ([`Ior`](giop::Ior)), system exceptions, and with feature `transports` a blocking
 /// [`Client`](giop::Client) and multi-threaded [`Server`](giop::Server) over TCP (IIOP) that
-/// interoperate with omniORB.
+/// interoperate with omniORB; with feature `tokio`, `GiopCodec`, a `tokio_util` codec of
+/// whole (reassembled) messages.
 ///
 /// ```
 /// use marshal::giop::Ior;
@@ -354,6 +372,9 @@ pub mod ndr {
 #[cfg(feature = "iiop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod giop {
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::codec::{CodecError, GiopCodec};
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};
@@ -371,7 +392,9 @@ pub mod giop {
 /// ONC RPC (RFC 5531): call and reply headers, credentials ([`Auth`](rpc::Auth)) and record
 /// marking; with feature `transports` a blocking [`Client`](rpc::Client) over TCP (calls
 /// may be pipelined) or UDP (with retransmission), a multi-threaded [`Server`](rpc::Server)
-/// of several programs and versions, and an [`rpcbind`](rpc::rpcbind) client.
+/// of several programs and versions, and an [`rpcbind`](rpc::rpcbind) client; with feature
+/// `tokio`, `tokio_util` codecs of whole records (`RecordCodec`, over TCP) and datagrams
+/// (`DatagramCodec`, for `UdpFramed`).
 ///
 /// ```
 /// # #[cfg(feature = "transports")] {
@@ -398,6 +421,9 @@ pub mod giop {
 #[cfg(feature = "xdr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc {
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::codec::{CodecError, DatagramCodec, RecordCodec};
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::rpc::{
@@ -405,10 +431,10 @@ pub mod rpc {
         DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
     };
     pub use wire_xdr::rpc::{
-        record_mark, AcceptStat, Auth, AuthStat, CallHeader, Message, OpaqueAuth, Progress,
-        RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader, AUTH_NONE, AUTH_SYS,
-        DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_AUTH_BYTES, MAX_FRAGMENT_LEN,
-        MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
+        record_mark, AcceptStat, Auth, AuthStat, CallHeader, FragmentHeader, Message, OpaqueAuth,
+        Progress, RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader, AUTH_NONE,
+        AUTH_SYS, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_AUTH_BYTES,
+        MAX_FRAGMENT_LEN, MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
     };
 }
 

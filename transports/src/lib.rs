@@ -6,9 +6,17 @@
 //!   (connected mode) and a format server with its resolver (non-connected mode).
 //! - feature `xdr`: [`rpc`], ONC RPC (RFC 5531) clients and servers over TCP and UDP, and
 //!   an rpcbind client.
+//! - feature `tokio`: [`codec`], `tokio_util` codecs for the framing of each format whose
+//!   feature is on (record marking, datagrams, GIOP, NDR streams).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(all(
+    feature = "tokio",
+    any(feature = "xdr", feature = "iiop", feature = "ndr")
+))]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod codec;
 #[cfg(any(feature = "iiop", feature = "xdr"))]
 mod conn_threads;
 #[cfg(feature = "iiop")]
