@@ -9,5 +9,7 @@ mod runtime;
 
 #[cfg(feature = "xdr")]
 mod datagram;
+#[cfg(feature = "iiop")]
+mod giop;
 #[cfg(feature = "xdr")]
 mod record;
