@@ -11,5 +11,7 @@ mod runtime;
 mod datagram;
 #[cfg(feature = "iiop")]
 mod giop;
+#[cfg(feature = "ndr")]
+mod ndr;
 #[cfg(feature = "xdr")]
 mod record;
