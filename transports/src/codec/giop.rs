@@ -131,12 +131,14 @@ impl Decoder for GiopCodec {
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
         match self.decode(src)? {
             Some(msg) => Ok(Some(msg)),
-            None if src.is_empty() => Ok(None),
+            None if src.is_empty() && self.pending() == 0 => Ok(None),
             None => Err(CodecError::Io(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 format!(
-                    "the stream ended inside a GIOP message ({} bytes of it received)",
-                    src.len()
+                    "the stream ended inside a GIOP message ({} bytes buffered, {} held in \
+                     messages whose fragments had not all come)",
+                    src.len(),
+                    self.pending()
                 ),
             ))),
         }

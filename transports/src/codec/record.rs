@@ -118,6 +118,14 @@ impl Decoder for RecordCodec {
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
+        if self.pos > src.len() {
+            // Not the buffer the record began in (a caller's mistake, not the peer's).
+            self.reset();
+            return Err(CodecError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the read buffer lost the start of a record: feed a RecordCodec one buffer",
+            )));
+        }
         loop {
             match self.state {
                 State::Header => {

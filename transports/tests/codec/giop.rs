@@ -207,12 +207,23 @@ fn what_is_not_giop_is_malformed() {
     assert!(GiopCodec::new().encode(&lying[..], &mut out).is_err());
     assert!(GiopCodec::new().encode(&b"GIOP"[..], &mut out).is_err());
     assert!(out.is_empty());
-    // The end of the stream inside a message.
+    // The end of the stream inside a message, or between its fragments.
     let mut src = BytesMut::from(&lying[..10]);
     assert!(matches!(
         GiopCodec::new().decode_eof(&mut src),
         Err(CodecError::Io(_))
     ));
+    let first = message(Version::V1_1, ByteOrder::Big, MsgType::Request, true, b"x");
+    let mut codec = GiopCodec::new();
+    let mut src = BytesMut::from(&first[..]);
+    assert_eq!(codec.decode(&mut src).unwrap(), None);
+    assert!(src.is_empty());
+    let e = codec.decode_eof(&mut src).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("13 held in messages whose fragments"),
+        "{e}"
+    );
 }
 
 fn request(v: Version, order: ByteOrder, id: u32, args: &(i32, i32)) -> Vec<u8> {

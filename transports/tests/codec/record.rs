@@ -123,6 +123,16 @@ fn the_buffer_grows_with_the_data_not_with_the_header() {
 }
 
 #[test]
+fn a_record_begun_in_another_buffer_is_an_error_not_a_panic() {
+    let mut codec = RecordCodec::new();
+    let mut src = BytesMut::from(&b"\0\0\0\x03abc\0\0"[..]);
+    assert_eq!(codec.decode(&mut src).unwrap(), None);
+    let e = codec.decode(&mut BytesMut::new()).unwrap_err();
+    assert!(e.to_string().contains("one buffer"), "{e}");
+    assert!(codec.is_idle());
+}
+
+#[test]
 fn the_encoder_keeps_to_the_caps() {
     let mut wire = BytesMut::new();
     let mut codec = RecordCodec::new().max_record(4);
