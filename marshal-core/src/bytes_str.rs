@@ -281,6 +281,14 @@ mod tests {
     }
 
     #[test]
+    fn can_be_sent_to_other_threads() {
+        fn send_sync<T: Send + Sync + 'static>(_: &T) {}
+        let s = BytesStr::from("x");
+        send_sync(&s);
+        assert_eq!(std::thread::spawn(move || s.len()).join().unwrap(), 1);
+    }
+
+    #[test]
     fn unchecked_construction_keeps_the_bytes() {
         // SAFETY: ASCII is UTF-8.
         let s = unsafe { BytesStr::from_utf8_unchecked(Bytes::from_static(b"ok")) };
