@@ -1,21 +1,25 @@
 //! Flick's workloads (int, rect and directory-entry arrays) at 64 B – 4 MiB, encoded and
 //! decoded by marshal, beside `memcpy` of the same bytes (the physical bound), the C stubs
 //! `rpcgen` generates (linked through `cc`), and serde-xdr. Groups are `xdr/<op>/<workload>`;
-//! throughput is the encoded size.
+//! throughput is the encoded size. `xdr/decode/dirent-names` compares how an entry's name is
+//! held: a `String` (copied), a `BytesStr` sliced from a shared `Bytes` input (`from_bytes`),
+//! a `BytesStr` copied (`from_slice`), and a `&str` borrowed from the input.
 //!
 //! Run: `cargo bench -p marshal-benches --bench xdr`, then `python3 scripts/bench_table.py`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
+use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
-use marshal::xdr::{encode_into, from_slice, Decode, Encode};
+use marshal::xdr::{encode_into, from_bytes, from_slice, Decode, Encode};
 use marshal_benches::{c_dirent, serde_dirent, serde_peer, serde_rect, Case};
 use workloads::{
-    dirents, ints, rects, DirEntry, DirEntryBytes, DirEntryRef, Rect, DIRENT_BYTES, SIZES,
+    dirents, ints, rects, DirEntry, DirEntryBytes, DirEntryRef, DirEntryShared, Rect, DIRENT_BYTES,
+    SIZES,
 };
 
 /// rpcgen's stub encoding its C copy of the values into a buffer; returns bytes written.
@@ -167,6 +171,33 @@ fn dirent_arrays(c: &mut Criterion) {
     }
 }
 
+/// Directory entries (64 KiB and 1 MiB of them) decoded with their names as `String`,
+/// `BytesStr` (shared with the input, or copied) and `&str`: what owning a name costs.
+fn dirent_names(c: &mut Criterion) {
+    for size in [64 << 10, 1 << 20] {
+        let case = Case::new(size, DIRENT_BYTES, dirents);
+        let input = Bytes::from(case.encoded.clone());
+        let label = &case.label;
+        let mut g = group(c, "decode", "dirent-names", input.len());
+        g.bench_function(BenchmarkId::new("string", label), |b| {
+            b.iter(|| black_box(from_slice::<Vec<DirEntry>>(black_box(&input)).unwrap()))
+        });
+        g.bench_function(BenchmarkId::new("bytes-str-shared", label), |b| {
+            b.iter(|| {
+                let v: Vec<DirEntryShared> = from_bytes(black_box(&input).clone()).unwrap();
+                black_box(v)
+            })
+        });
+        g.bench_function(BenchmarkId::new("bytes-str-copied", label), |b| {
+            b.iter(|| black_box(from_slice::<Vec<DirEntryShared>>(black_box(&input)).unwrap()))
+        });
+        g.bench_function(BenchmarkId::new("borrowed-str", label), |b| {
+            b.iter(|| black_box(from_slice::<Vec<DirEntryRef<'_>>>(black_box(&input)).unwrap()))
+        });
+        g.finish();
+    }
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -178,6 +209,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = xdr;
     config = config();
-    targets = int_arrays, rect_arrays, dirent_arrays
+    targets = int_arrays, rect_arrays, dirent_arrays, dirent_names
 }
 criterion_main!(xdr);

@@ -6,6 +6,7 @@
 //! - [`Writer`] / [`Reader`]: cursors with one capacity or length check per fixed segment;
 //! - [`Flat`]: proof that a type is plain words, enabling one-copy and one-swap-pass arrays;
 //! - [`VarLen`]: the types a `max_len` bound applies to;
+//! - [`BytesStr`]: a string held in `bytes::Bytes`, which decoders slice from a shared input;
 //! - [`layout`]: layout-annotated records (USC): whole-record conversion, views, in place.
 //!
 //! Applications use the `marshal` facade crate; this crate is for wire-format crates. Its
@@ -18,6 +19,7 @@
 pub mod array;
 #[doc(hidden)]
 pub mod arriving;
+mod bytes_str;
 mod default_arm;
 mod depth;
 mod error;
@@ -43,6 +45,7 @@ pub mod vectored;
 #[doc(hidden)]
 pub mod writer;
 
+pub use bytes_str::BytesStr;
 #[doc(hidden)]
 pub use default_arm::ArmDiscriminant;
 #[doc(hidden)]

@@ -5,7 +5,10 @@
 
 use core::mem::MaybeUninit;
 
+use bytes::Bytes;
+
 use crate::arriving::Refill;
+use crate::bytes_str::BytesStr;
 use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{uninit_bytes_of, Flat};
@@ -21,6 +24,10 @@ pub const MAX_EMPTY_ELEMS: usize = 1 << 16;
 /// allowance does. Every other allocation is paid for by the bytes it is decoded from.
 pub const EMPTY_BUDGET: usize = 1 << 16;
 
+// The budget left is kept in a `u32` beside the depth, so that the owner fits in the 64 bytes
+// a reader took before it had one.
+const _: () = assert!(EMPTY_BUDGET <= u32::MAX as usize);
+
 /// Cursor over the input.
 #[derive(Debug, Clone)]
 pub struct Reader<'de> {
@@ -32,10 +39,13 @@ pub struct Reader<'de> {
     depth: Depth,
     /// What is left of [`EMPTY_BUDGET`] in this decode. Segments (fixed-size values, which
     /// allocate nothing) take a copy and give nothing back.
-    empty: usize,
+    empty: u32,
     /// Where the rest of an arriving message comes from (`buf` then ends where the arrived
     /// bytes end). Only readers over a message's own offsets have one, never segments.
     more: Option<&'de dyn Refill>,
+    /// The shared buffer `buf` lies in, if the input is one ([`Reader::with_owner`]):
+    /// [`Reader::share`] then slices it instead of copying. Segments inherit it.
+    owner: Option<&'de Bytes>,
 }
 
 impl<'de> Reader<'de> {
@@ -46,8 +56,28 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: Depth::default(),
-            empty: EMPTY_BUDGET,
+            empty: EMPTY_BUDGET as u32,
             more: None,
+            owner: None,
+        }
+    }
+
+    /// A reader over all of `bytes`, which sits at `base` in the message, that decodes
+    /// `Bytes` and [`BytesStr`] values as slices of `bytes` (see [`Reader::share`]) rather
+    /// than copies.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// let input = Bytes::from(vec![1, 2, 3, 4]);
+    /// let mut r = marshal_core::Reader::with_owner(&input, 0);
+    /// let data = r.take(2)?;
+    /// assert_eq!(r.share(data).as_ptr(), input.as_ptr()); // no copy
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    pub fn with_owner(bytes: &'de Bytes, base: usize) -> Self {
+        Reader {
+            owner: Some(bytes),
+            ..Reader::new(bytes, base)
         }
     }
 
@@ -61,8 +91,9 @@ impl<'de> Reader<'de> {
             pos: 0,
             base,
             depth: Depth::default(),
-            empty: EMPTY_BUDGET,
+            empty: EMPTY_BUDGET as u32,
             more: Some(more),
+            owner: None,
         }
     }
 
@@ -242,6 +273,7 @@ impl<'de> Reader<'de> {
             depth: self.depth,
             empty: self.empty,
             more: None,
+            owner: self.owner,
         };
         let r = f(&mut sub)?;
         // Give back what the segment did not consume (none, for a real fixed segment).
@@ -263,6 +295,7 @@ impl<'de> Reader<'de> {
             depth: self.depth,
             empty: self.empty,
             more: None,
+            owner: self.owner,
         })
     }
 
@@ -290,6 +323,7 @@ impl<'de> Reader<'de> {
             depth: self.depth,
             empty: self.empty,
             more: None,
+            owner: self.owner,
         };
         Ok((seg, self.position() - n))
     }
@@ -314,6 +348,7 @@ impl<'de> Reader<'de> {
             depth: self.depth,
             empty: self.empty,
             more: None,
+            owner: self.owner,
         };
         Ok((seg, start.saturating_sub(base)))
     }
@@ -349,8 +384,9 @@ impl<'de> Reader<'de> {
     #[inline]
     pub fn charge_empty(&mut self, n: usize, size: usize) -> Result<(), Error> {
         match n.checked_mul(size.max(1)) {
-            Some(bytes) if bytes <= self.empty => {
-                self.empty -= bytes;
+            Some(bytes) if bytes <= self.empty as usize => {
+                // `bytes <= self.empty`, a `u32`.
+                self.empty -= bytes as u32;
                 Ok(())
             }
             bytes => Err(self.empty_error(n, size, bytes)),
@@ -465,6 +501,43 @@ impl<'de> Reader<'de> {
         Ok(unsafe { out.assume_init_mut() })
     }
 
+    /// `data`, bytes this reader returned, as `Bytes`: a slice of the shared input
+    /// ([`Reader::with_owner`]) when the reader has one and `data` lies in it (a reference
+    /// count, no copy), else a copy.
+    ///
+    /// ```
+    /// let mut r = marshal_core::Reader::new(&[7, 8], 0);
+    /// let data = r.take(2)?;
+    /// assert_eq!(&r.share(data)[..], [7, 8]); // a copy: this reader has no owner
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn share(&self, data: &[u8]) -> Bytes {
+        match self.owner {
+            Some(owner) if within(owner, data) => owner.slice_ref(data),
+            _ => Bytes::copy_from_slice(data),
+        }
+    }
+
+    /// A string this reader returned as a [`BytesStr`], shared or copied as
+    /// [`Reader::share`] does; its UTF-8 is not checked again.
+    ///
+    /// ```
+    /// let input = bytes::Bytes::from_static(b"abc");
+    /// let mut r = marshal_core::Reader::with_owner(&input, 0);
+    /// let s = core::str::from_utf8(r.take(3)?).unwrap();
+    /// let shared = r.share_str(s);
+    /// assert_eq!((shared.as_ptr(), &*shared), (input.as_ptr(), "abc"));
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn share_str(&self, s: &str) -> BytesStr {
+        let bytes = self.share(s.as_bytes());
+        // SAFETY: `share` returns the bytes of `s` (the same bytes, sliced from the owner, or
+        // a copy of them), and those are UTF-8.
+        unsafe { BytesStr::from_utf8_unchecked(bytes) }
+    }
+
     /// Enters one level of nesting (recursive types), failing beyond the limit.
     #[inline]
     pub fn enter(&mut self) -> Result<(), Error> {
@@ -485,6 +558,14 @@ impl<'de> Reader<'de> {
             count => Err(self.error(ErrorKind::TrailingBytes { count })),
         }
     }
+}
+
+/// Whether `data` lies within `owner`'s bytes, so that `owner.slice_ref(data)` is a slice
+/// of it rather than a panic.
+#[inline(always)]
+fn within(owner: &Bytes, data: &[u8]) -> bool {
+    let (start, end) = (owner.as_ptr() as usize, data.as_ptr() as usize);
+    end >= start && end - start <= owner.len() && data.len() <= owner.len() - (end - start)
 }
 
 /// Fills `dst` from `src` (`src.len()` is `dst`'s size in bytes), swapping words if asked.
@@ -580,6 +661,41 @@ mod tests {
             .flat_vec::<u64>(usize::MAX / 4, Flat::<u64>::PRIMITIVE, true)
             .is_err());
         assert!(r.flat_vec::<u64>(2, Flat::<u64>::PRIMITIVE, true).is_err());
+    }
+
+    #[test]
+    fn an_owner_is_sliced_not_copied_and_fits_the_old_size() {
+        assert!(core::mem::size_of::<Reader<'_>>() <= 64);
+        let input = Bytes::from((0u8..32).collect::<Vec<_>>());
+        let mut r = Reader::with_owner(&input, 0);
+        r.take(4).unwrap();
+        // Segments keep the owner.
+        let mut seg = r.segment(8).unwrap();
+        let data = seg.take(8).unwrap();
+        let b = seg.share(data);
+        assert_eq!((b.as_ptr(), &b[..]), (input[4..].as_ptr(), &input[4..12]));
+        let (mut seg, _) = r.detached_segment(1, 4).unwrap();
+        let data = seg.take(4).unwrap();
+        assert_eq!(seg.share(data).as_ptr(), input[13..].as_ptr());
+        let s = r.share_str(core::str::from_utf8(&input[0..0]).unwrap());
+        assert!(s.is_empty());
+        // Bytes from elsewhere are copied, not sliced (nor a panic).
+        let other = [1u8, 2, 3];
+        let b = r.share(&other);
+        assert_eq!((&b[..], b.as_ptr() == other.as_ptr()), (&other[..], false));
+        let straddling = &input[28..];
+        let head = input.slice(..30);
+        let mut r = Reader::with_owner(&head, 0);
+        r.take(30).unwrap();
+        let b = r.share(straddling);
+        assert_eq!(&b[..], &input[28..]);
+        assert_ne!(b.as_ptr(), straddling.as_ptr());
+        // No owner: a copy.
+        let mut r = Reader::new(&input, 0);
+        let data = r.take(3).unwrap();
+        assert_ne!(r.share(data).as_ptr(), data.as_ptr());
+        let s = core::str::from_utf8(r.take(0).unwrap()).unwrap();
+        assert_eq!(r.share_str(s), "");
     }
 
     #[test]

@@ -40,6 +40,14 @@ impl VarLen for bytes::Bytes {
         self.len()
     }
 }
+impl VarLen for crate::BytesStr {
+    type Elem = u8;
+    const TEXT: bool = true;
+    #[inline(always)]
+    fn var_len(&self) -> usize {
+        self.len()
+    }
+}
 impl<T> VarLen for [T] {
     type Elem = T;
     const TEXT: bool = false;
@@ -94,6 +102,7 @@ mod tests {
         assert_eq!(facts("héllo"), (6, true));
         assert_eq!(facts(&String::from("ab")), (2, true));
         assert_eq!(facts(&bytes::Bytes::from_static(b"abc")), (3, false));
+        assert_eq!(facts(&crate::BytesStr::from("h\u{e9}")), (3, true));
         assert_eq!(facts(&[1u32, 2][..]), (2, false));
         assert_eq!(facts(&vec![0u64; 5]), (5, false));
         assert_eq!(facts(&Box::new(String::from("xyz"))), (3, true));

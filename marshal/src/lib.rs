@@ -204,7 +204,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use marshal_core::{Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
+pub use marshal_core::{BytesStr, Error, ErrorKind, Segment, SizeClass, DEFAULT_MAX_DEPTH};
 pub use marshal_derive::Marshal;
 
 /// Decoding a message while it arrives: the GIOP transport decodes large bodies a piece at a
@@ -223,7 +223,7 @@ pub use marshal_core::arriving;
 /// | `i8`, `i16` / `u8`, `u16` | `int` / `unsigned int` (4 bytes; out of range on decode is an error) |
 /// | `i64`, `u64` | `hyper`, `unsigned hyper` |
 /// | `f32`, `f64` | `float`, `double` |
-/// | `String`, `&str`, `Cow<str>` | `string<>` (UTF-8 checked on decode; `&str` and `Cow` borrow from the input) |
+/// | `String`, `&str`, `Cow<str>`, [`BytesStr`](crate::BytesStr) | `string<>` (UTF-8 checked on decode; `&str` and `Cow` borrow from the input) |
 /// | `Vec<u8>`, `&[u8]`, `Cow<[u8]>`, `bytes::Bytes` | `opaque<>` |
 /// | `[u8; N]` | `opaque[N]` |
 /// | `Vec<T>` | `T<>` |
@@ -233,10 +233,28 @@ pub use marshal_core::arriving;
 /// | `()`, `PhantomData<T>` | `void` |
 /// | tuples (up to 12) | `struct` |
 /// | `#[marshal(max_len = N)]` field | `string<N>`, `opaque<N>`, `T<N>` |
+///
+/// [`from_bytes`](xdr::from_bytes) decodes from a shared `bytes::Bytes` input into a value
+/// that owns what it holds, its `Bytes` and `BytesStr` fields slices of the input (no copy):
+///
+/// ```
+/// use marshal::{BytesStr, Marshal};
+///
+/// #[derive(Marshal, Debug, PartialEq)]
+/// #[marshal(formats(xdr, cdr))] // NDR has no `Bytes` or `BytesStr`
+/// struct Put { #[marshal(max_len = 255)] key: BytesStr, value: bytes::Bytes }
+///
+/// let put = Put { key: "k".into(), value: bytes::Bytes::from_static(b"payload") };
+/// let input = bytes::Bytes::from(marshal::xdr::to_vec(&put)?);
+/// let back: Put = marshal::xdr::from_bytes(input.clone())?;
+/// assert_eq!(back, put);
+/// assert_eq!(back.value.as_ptr(), input[12..].as_ptr()); // in the input's buffer
+/// # Ok::<(), marshal::Error>(())
+/// ```
 #[cfg(feature = "xdr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod xdr {
-    pub use wire_xdr::{encode_into, from_slice, size_class, to_vec, Decode, Encode};
+    pub use wire_xdr::{encode_into, from_bytes, from_slice, size_class, to_vec, Decode, Encode};
 }
 
 /// CDR (CORBA GIOP, as spoken by omniORB): entry points and traits. Primitives are aligned
@@ -249,7 +267,7 @@ pub mod xdr {
 /// | `i32`, `u32` | `long`, `unsigned long` |
 /// | `i64`, `u64` | `long long`, `unsigned long long` |
 /// | `f32`, `f64` | `float`, `double` |
-/// | `String`, `&str`, `Cow<str>` | `string` (UTF-8 checked, no NUL inside; `&str` and `Cow` borrow from the input) |
+/// | `String`, `&str`, `Cow<str>`, [`BytesStr`](crate::BytesStr) | `string` (UTF-8 checked, no NUL inside; `&str` and `Cow` borrow from the input) |
 /// | `Vec<T>`, `&[u8]`, `Cow<[u8]>`, `bytes::Bytes` | `sequence<T>`, `sequence<octet>` |
 /// | `[T; N]` | `T[N]` |
 /// | `Option<T>` | `sequence<T, 1>` |
@@ -269,14 +287,23 @@ pub mod xdr {
 /// // short, 6 bytes of padding, double, then the string: length 2, "x", NUL.
 /// assert_eq!(bytes.len(), 2 + 6 + 8 + 4 + 2);
 /// assert_eq!(from_slice::<Sample>(&bytes, ByteOrder::Big)?, s);
+///
+/// // From a shared buffer: `BytesStr` and `bytes::Bytes` fields are slices of it (no copy).
+/// #[derive(marshal::Marshal, Debug, PartialEq)]
+/// #[marshal(formats(xdr, cdr))] // NDR has no `BytesStr`
+/// struct Named { id: u16, name: marshal::BytesStr }
+///
+/// let input = bytes::Bytes::from(to_vec(&Named { id: 7, name: "x".into() }, ByteOrder::Big)?);
+/// let n: Named = marshal::cdr::from_bytes(input.clone(), ByteOrder::Big)?;
+/// assert_eq!((n.id, n.name.as_ptr()), (7, input[8..].as_ptr()));
 /// # Ok::<(), marshal::Error>(())
 /// ```
 #[cfg(feature = "iiop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod cdr {
     pub use wire_iiop::{
-        encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec, ByteOrder, Decode,
-        Encode,
+        encode_into, from_bytes, from_encapsulation, from_slice, to_encapsulation, to_vec,
+        ByteOrder, Decode, Encode,
     };
 }
 

@@ -5,9 +5,9 @@
 //! message body or of an encapsulation), in either byte order, chosen at run time by the
 //! sender ([`ByteOrder`]). `#[derive(Marshal)]` implements [`Encode`] and [`Decode`] for your
 //! types; this crate implements them for the standard ones and gives the entry points
-//! ([`to_vec`], [`from_slice`], [`to_encapsulation`], [`from_encapsulation`]). Module [`giop`]
-//! has the GIOP 1.0–1.2 messages and object references ([`giop::Ior`]: `IOR:` strings and
-//! `corbaloc:` URLs).
+//! ([`to_vec`], [`from_slice`], [`from_bytes`], [`to_encapsulation`],
+//! [`from_encapsulation`]). Module [`giop`] has the GIOP 1.0–1.2 messages and object
+//! references ([`giop::Ior`]: `IOR:` strings and `corbaloc:` URLs).
 //!
 //! Encoding is two passes, as in XDR: [`Encode::end`] computes the exact end position from
 //! the start position (alignment makes the size depend on it), then one reservation and
@@ -31,6 +31,7 @@ mod order;
 mod prim;
 mod sequence;
 mod shape;
+mod shared;
 mod string;
 mod traits;
 mod tuple;
@@ -38,8 +39,10 @@ mod tuple;
 #[doc(hidden)]
 pub mod __private;
 
-pub use entry::{encode_into, from_encapsulation, from_slice, to_encapsulation, to_vec};
-pub use marshal_core::{Error, ErrorKind, Reader, Writer};
+pub use entry::{
+    encode_into, from_bytes, from_encapsulation, from_slice, to_encapsulation, to_vec,
+};
+pub use marshal_core::{BytesStr, Error, ErrorKind, Reader, Writer};
 pub use order::ByteOrder;
 pub use shape::Shape;
 pub use traits::{Decode, Encode};

@@ -112,27 +112,6 @@ impl<'de: 'a, 'a> Decode<'de> for std::borrow::Cow<'a, [u8]> {
     }
 }
 
-/// `sequence<octet>`.
-impl Encode for bytes::Bytes {
-    #[inline]
-    fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
-        self.as_ref().end(pos, depth)
-    }
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
-        self.as_ref().encode(w, order)
-    }
-}
-
-impl<'de> Decode<'de> for bytes::Bytes {
-    const MIN: usize = 4;
-    const SHAPE: Shape = Shape::Shallow;
-    #[inline]
-    fn decode(r: &mut Reader<'de>, order: ByteOrder) -> Result<Self, Error> {
-        <&[u8]>::decode(r, order).map(bytes::Bytes::copy_from_slice)
-    }
-}
-
 /// `Option<T>` is `sequence<T, 1>`, the usual IDL idiom for an optional value (CDR has no
 /// optional type); a length above 1 is a decode error.
 impl<T: Encode> Encode for Option<T> {

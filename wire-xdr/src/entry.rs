@@ -1,5 +1,6 @@
 //! The entry points.
 
+use bytes::Bytes;
 use marshal_core::writer::{append_to_vec, write_to_buf_mut};
 use marshal_core::{Error, Reader, SizeClass, DEFAULT_MAX_DEPTH};
 
@@ -43,6 +44,26 @@ pub fn encode_into<T: Encode + ?Sized, B: bytes::BufMut + ?Sized>(
 /// ```
 pub fn from_slice<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
     let mut r = Reader::new(bytes, 0);
+    let v = T::decode(&mut r)?;
+    r.finish()?;
+    Ok(v)
+}
+
+/// Decodes a `T` that must take all of `bytes`, as [`from_slice`] does (the same checks and
+/// errors), but every `bytes::Bytes` and [`BytesStr`](marshal_core::BytesStr) in the value is
+/// a slice of `bytes` (a reference count, no copy): the value owns what it holds and outlives
+/// the call, with no copy of its payloads.
+///
+/// ```
+/// use bytes::Bytes;
+/// use marshal_core::BytesStr;
+/// let input = Bytes::from(vec![0, 0, 0, 3, b'a', b'b', b'c', 0]);
+/// let name: BytesStr = wire_xdr::from_bytes(input.clone()).unwrap();
+/// assert_eq!(name, "abc");
+/// assert_eq!(name.as_ptr(), input[4..].as_ptr()); // in the input's buffer
+/// ```
+pub fn from_bytes<T: for<'de> Decode<'de>>(bytes: Bytes) -> Result<T, Error> {
+    let mut r = Reader::with_owner(&bytes, 0);
     let v = T::decode(&mut r)?;
     r.finish()?;
     Ok(v)

@@ -2,7 +2,8 @@
 //!
 //! Every item is a multiple of four bytes, big-endian. `#[derive(Marshal)]` implements
 //! [`Encode`] and [`Decode`] for your types; this crate implements them for the standard ones
-//! and gives the entry points ([`to_vec`], [`encode_into`], [`from_slice`], [`size_class`]).
+//! and gives the entry points ([`to_vec`], [`encode_into`], [`from_slice`], [`from_bytes`],
+//! [`size_class`]).
 //!
 //! Encoding is two passes: [`Encode::encoded_len`] (a constant for fixed types), one
 //! reservation, then [`Encode::encode`]. Fixed segments are written and read through one
@@ -17,13 +18,14 @@ mod number;
 mod opaque;
 mod optional;
 pub mod rpc;
+mod shared;
 mod traits;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use entry::{encode_into, from_slice, size_class, to_vec};
-pub use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
+pub use entry::{encode_into, from_bytes, from_slice, size_class, to_vec};
+pub use marshal_core::{BytesStr, Error, ErrorKind, Reader, SizeClass, Writer};
 pub use traits::{Decode, Encode};
 
 /// Bytes of padding after `n` bytes of opaque data or string.

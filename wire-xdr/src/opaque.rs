@@ -1,8 +1,8 @@
 //! Opaque data and strings (RFC 4506 §4.9–4.11): a length, the bytes, zero padding to four.
+//! (`Bytes` and `BytesStr`, which may share the input, are in `shared`.)
 
 use std::borrow::Cow;
 
-use bytes::Bytes;
 use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
 use crate::{padding, Decode, Encode};
@@ -45,13 +45,13 @@ pub(crate) fn take_opaque<'de>(r: &mut Reader<'de>, n: usize) -> Result<&'de [u8
 }
 
 #[inline]
-fn opaque_len(n: usize) -> Result<usize, Error> {
+pub(crate) fn opaque_len(n: usize) -> Result<usize, Error> {
     Ok(4 + n + padding(n))
 }
 
 /// Borrows a length-prefixed string and checks it is UTF-8.
 #[inline]
-fn take_str<'de>(r: &mut Reader<'de>) -> Result<&'de str, Error> {
+pub(crate) fn take_str<'de>(r: &mut Reader<'de>) -> Result<&'de str, Error> {
     let n = take_len(r)?;
     let start = r.position();
     let data = take_opaque(r, n)?;
@@ -135,28 +135,6 @@ impl<'de: 'a, 'a> Decode<'de> for Cow<'a, [u8]> {
     #[inline]
     fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
         <&'a [u8]>::decode(r).map(Cow::Borrowed)
-    }
-}
-
-impl Encode for Bytes {
-    const SIZE: SizeClass = SizeClass::Unbounded;
-    #[inline]
-    fn encoded_len(&self, _depth: u32) -> Result<usize, Error> {
-        opaque_len(self.len())
-    }
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        put_len(w, self.len())?;
-        put_opaque(w, self)
-    }
-}
-
-impl<'de> Decode<'de> for Bytes {
-    const SIZE: SizeClass = SizeClass::Unbounded;
-    #[inline]
-    fn decode(r: &mut Reader<'de>) -> Result<Self, Error> {
-        let n = take_len(r)?;
-        take_opaque(r, n).map(Bytes::copy_from_slice)
     }
 }
 

@@ -66,6 +66,16 @@ pub struct DirEntryBytes<'a> {
     pub st: Stat,
 }
 
+/// A directory entry that owns its name without copying it: decoded from a shared buffer
+/// (`marshal::xdr::from_bytes`), the name is a slice of it. NDR has no `BytesStr`.
+#[derive(Marshal, Debug, Clone, PartialEq, Eq)]
+#[marshal(formats(xdr, cdr))]
+pub struct DirEntryShared {
+    #[marshal(max_len = 255)]
+    pub name: marshal::BytesStr,
+    pub st: Stat,
+}
+
 /// `union result switch (int tag) { case 0: int ival; case 1: string sval<>; case 2: void; default: rect other; }`
 #[derive(Marshal, Debug, Clone, PartialEq, Eq)]
 pub enum XResult {
