@@ -435,7 +435,7 @@ pub mod rpc {
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     pub use transports::rpc::{
-        AsyncClient, AsyncServer, AsyncServerHandle, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
+        AsyncClient, AsyncServer, AsyncServerHandle, Reply, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
     };
     pub use wire_xdr::rpc::{
         record_mark, AcceptStat, Auth, AuthStat, CallHeader, FragmentHeader, Message, OpaqueAuth,

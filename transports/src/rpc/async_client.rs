@@ -24,7 +24,7 @@ use tokio_util::codec::Decoder;
 use wire_xdr::rpc::{Auth, DEFAULT_MAX_RECORD};
 use wire_xdr::{Decode, Encode};
 
-use super::client::{finish, xid_seed, Credential};
+use super::client::{decode_results, finish, results_at, xid_seed, Credential};
 use super::framing::{encode_datagram, write_record};
 use super::{Protocol, RpcError, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 use crate::codec::RecordCodec;
@@ -345,6 +345,50 @@ impl AsyncClient {
         Args: Encode + ?Sized,
         Ret: for<'de> Decode<'de>,
     {
+        finish(&self.exchange(procedure, args).await?)
+    }
+
+    /// Like [`call`](AsyncClient::call), but keeps the whole reply, whose results may then
+    /// be decoded borrowing from it (`&str`, `&[u8]`, `Cow` fields): the async counterpart
+    /// of [`Client::call_ref`](super::Client::call_ref). Fails as `call` does for every
+    /// outcome but `SUCCESS`.
+    ///
+    /// ```
+    /// use transports::rpc::{AsyncClient, Call, Server};
+    /// const PROG: u32 = 0x2000_0001;
+    ///
+    /// let mut server = Server::bind("127.0.0.1:0")?;
+    /// server.add(PROG, 1, |call: &mut Call<'_>| {
+    ///     let name: &str = call.args()?;
+    ///     call.reply(&(name.len() as u32, name))
+    /// });
+    /// let server = server.spawn()?;
+    /// let addr = server.tcp_addr().unwrap();
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// rt.block_on(async {
+    ///     let c = AsyncClient::connect_tcp(addr, PROG, 1).await?;
+    ///     let reply = c.call_reply(1, "borrowed").await?;
+    ///     let (len, name): (u32, &str) = reply.results()?; // points into `reply`
+    ///     assert_eq!((len, name), (8, "borrowed"));
+    ///     Ok::<(), transports::rpc::RpcError>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn call_reply<Args>(&self, procedure: u32, args: &Args) -> Result<Reply, RpcError>
+    where
+        Args: Encode + ?Sized,
+    {
+        let msg = self.exchange(procedure, args).await?;
+        let at = results_at(&msg)?;
+        Ok(Reply { msg, at })
+    }
+
+    /// Sends a call and waits for its reply message (whatever its outcome).
+    async fn exchange<Args>(&self, procedure: u32, args: &Args) -> Result<Bytes, RpcError>
+    where
+        Args: Encode + ?Sized,
+    {
         let Settings {
             timeout,
             retry,
@@ -391,7 +435,29 @@ impl AsyncClient {
                 }
             }
         };
-        finish(&reply)
+        Ok(reply)
+    }
+}
+
+/// A `SUCCESS` reply kept whole by [`AsyncClient::call_reply`]: its results decode
+/// borrowing from it.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    msg: Bytes,
+    /// Where the results begin.
+    at: usize,
+}
+
+impl Reply {
+    /// Decodes the results, which must take the rest of the message; they may borrow from
+    /// the reply.
+    pub fn results<'r, Ret: Decode<'r>>(&'r self) -> Result<Ret, RpcError> {
+        decode_results(&self.msg, self.at)
+    }
+
+    /// The whole RPC message of the reply.
+    pub fn message(&self) -> &[u8] {
+        &self.msg
     }
 }
 

@@ -562,6 +562,11 @@ fn broken() -> RpcError {
 /// Reads a reply: an error for every outcome but `SUCCESS`, whose results must decode and
 /// take the rest of the message.
 pub(super) fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
+    decode_results(msg, results_at(msg)?)
+}
+
+/// Where the results of a reply begin: an error for every outcome but `SUCCESS`.
+pub(super) fn results_at(msg: &[u8]) -> Result<usize, RpcError> {
     let (m, rest) = Message::parse(msg).map_err(RpcError::BadReply)?;
     let Message::Reply(h) = m else {
         return Err(RpcError::BadReply(Error::new(
@@ -573,13 +578,22 @@ pub(super) fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcEr
         ReplyBody::Accepted {
             stat: AcceptStat::Success,
             ..
-        } => wire_xdr::from_slice(rest)
-            .map_err(|e| RpcError::BadReply(e.in_field("results").shifted(msg.len() - rest.len()))),
+        } => Ok(msg.len() - rest.len()),
         ReplyBody::Accepted { stat, .. } => {
             Err(RpcError::from_accept_stat(stat).expect("not SUCCESS"))
         }
         ReplyBody::Denied(why) => Err(RpcError::from_rejected(why)),
     }
+}
+
+/// Decodes the results of a `SUCCESS` reply, which begin at `at` and must take the rest of
+/// the message.
+pub(super) fn decode_results<'de, Ret: Decode<'de>>(
+    msg: &'de [u8],
+    at: usize,
+) -> Result<Ret, RpcError> {
+    wire_xdr::from_slice(&msg[at..])
+        .map_err(|e| RpcError::BadReply(e.in_field("results").shifted(at)))
 }
 
 /// A starting xid unlikely to repeat across clients and runs (RFC 5531 asks only that a

@@ -59,11 +59,16 @@ async fn abandon_calls(c: &AsyncClient, tasks: u64, calls: u64, max_data: u64) -
                                 completed += 1;
                             }
                         }
-                        // Polled once (registered, maybe queued), then dropped.
+                        // Polled once (registered, queued or sent), then dropped.
                         _ => {
                             let data = vec![t as u8; rng.below(max_data) as usize];
                             let got = poll_once_and_drop(c.call::<_, Vec<u8>>(ECHO, &data));
-                            assert!(got.is_none(), "a call cannot complete on its first poll");
+                            // Rarely, the reply beats the first poll (another worker ran
+                            // the server and the reader meanwhile).
+                            if let Some(r) = got {
+                                assert!(r.unwrap() == data, "task {t} call {i}");
+                                completed += 1;
+                            }
                         }
                     }
                 }

@@ -37,6 +37,15 @@ pub async fn exercise(c: &AsyncClient, big: bool) {
         let back: Vec<u8> = c.call(ECHO, data.as_slice()).await.unwrap();
         assert_eq!(back, data, "echo of {n} bytes");
     }
+    // Results borrowed from the reply kept whole.
+    let reply = c.call_reply(ECHO, &b"borrowed"[..]).await.unwrap();
+    let got: &[u8] = reply.results().unwrap();
+    assert_eq!(got, b"borrowed");
+    assert_eq!(reply.message().len(), 24 + 4 + 8);
+    let e = reply.results::<u32>().unwrap_err();
+    assert!(matches!(e, RpcError::BadReply(_)), "{e:?}");
+    let e = c.call_reply(99, &()).await.unwrap_err();
+    assert!(matches!(e, RpcError::ProcUnavail), "{e:?}");
     let e = c.call::<(), ()>(99, &()).await.unwrap_err();
     assert!(matches!(e, RpcError::ProcUnavail), "{e:?}");
     // One word where two are expected.
@@ -217,7 +226,7 @@ fn udp_calls_are_retransmitted_until_answered() {
         let e = c.call::<_, u32>(SILENT, &7u32).await.unwrap_err();
         assert!(format!("{e:?}").contains("time"), "{e:?}");
         let copies = received.load(Ordering::SeqCst) - 2;
-        assert!((3..=6).contains(&copies), "{copies} copies of the call");
+        assert!((2..=6).contains(&copies), "{copies} copies of the call");
         assert_eq!(c.call::<_, u32>(INC, &9u32).await.unwrap(), 10);
         assert_eq!(c.pending_len(), 0);
     });

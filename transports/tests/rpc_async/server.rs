@@ -92,13 +92,13 @@ fn replies_go_out_as_calls_complete() {
         let c = tcp(&server).await;
         let slow = tokio::spawn({
             let c = c.clone();
-            async move { c.call::<_, u32>(SLEEP, &(600u32, 1u32)).await }
+            async move { c.call::<_, u32>(SLEEP, &(1500u32, 1u32)).await }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let start = Instant::now();
         assert_eq!(c.call::<_, u32>(SLEEP, &(1u32, 2u32)).await.unwrap(), 2);
         let fast = start.elapsed();
-        assert!(fast < Duration::from_millis(400), "{fast:?}");
+        assert!(fast < Duration::from_millis(1000), "{fast:?}");
         assert!(!slow.is_finished());
         assert_eq!(slow.await.unwrap().unwrap(), 1);
         server.shutdown().await;
@@ -123,7 +123,7 @@ fn calls_in_flight_per_connection_are_bounded() {
         // Three rounds of two, not one round of six.
         let took = start.elapsed();
         assert!(
-            took >= Duration::from_millis(440) && took < Duration::from_millis(900),
+            took >= Duration::from_millis(440) && took < Duration::from_secs(5),
             "{took:?}"
         );
         server.shutdown().await;
