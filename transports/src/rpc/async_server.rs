@@ -163,8 +163,8 @@ impl AsyncServer {
         self.max_in_flight = max.clamp(1, u32::MAX as usize);
     }
 
-    /// Closes a TCP connection that sends nothing for this long (5 minutes at first;
-    /// `None`: never).
+    /// Closes a TCP connection that sends nothing, or reads none of its replies, for this
+    /// long (5 minutes at first; `None`: never).
     pub fn set_idle_timeout(&mut self, idle: Option<Duration>) {
         self.idle_timeout = idle;
     }
@@ -404,7 +404,7 @@ async fn serve_tcp(
     let _ = stream.set_nodelay(true);
     let (mut read, write) = stream.into_split();
     let (replies, queue) = mpsc::channel(ctx.max_in_flight);
-    let mut writer = tokio::spawn(write_replies(write, queue));
+    let mut writer = tokio::spawn(write_replies(write, queue, ctx.idle_timeout));
     let in_flight = Arc::new(Semaphore::new(ctx.max_in_flight));
     let mut codec = RecordCodec::new().max_record(ctx.max_record);
     let mut buf = BytesMut::new();
@@ -412,11 +412,15 @@ async fn serve_tcp(
     loop {
         match codec.decode(&mut buf) {
             Ok(Some(record)) => {
-                let permit =
-                    match race(Arc::clone(&in_flight).acquire_owned(), stopped(&mut stop)).await {
-                        Either::Left(Ok(permit)) => permit,
-                        _ => break,
-                    };
+                let permit = match race(
+                    Arc::clone(&in_flight).acquire_owned(),
+                    ended(&mut stop, &replies),
+                )
+                .await
+                {
+                    Either::Left(Ok(permit)) => permit,
+                    _ => break,
+                };
                 let (ctx, replies) = (Arc::clone(&ctx), replies.clone());
                 tokio::spawn(async move {
                     if let Some(reply) = serve_blocking(&ctx, record, peer, Protocol::Tcp).await {
@@ -441,7 +445,7 @@ async fn serve_tcp(
                 None => read.read_buf(&mut buf).await,
             }
         };
-        match race(read_more, stopped(&mut stop)).await {
+        match race(read_more, ended(&mut stop, &replies)).await {
             Either::Left(Ok(n)) if n > 0 => {}
             _ => break,
         }
@@ -454,8 +458,20 @@ async fn serve_tcp(
     writer.abort();
 }
 
-/// Sends each reply as a record, flushing when none is queued.
-async fn write_replies(mut write: OwnedWriteHalf, mut queue: mpsc::Receiver<Vec<u8>>) {
+/// Completes when the server stops or the connection's writer has ended (the peer stopped
+/// reading its replies, or the socket failed).
+async fn ended(stop: &mut watch::Receiver<bool>, replies: &mpsc::Sender<Vec<u8>>) {
+    race(stopped(stop), replies.closed()).await;
+}
+
+/// Sends each reply as a record, gathering those queued into one write. A write that makes
+/// no progress for `idle` (a peer that sends calls but reads no replies) ends the writer,
+/// and with it the connection.
+async fn write_replies(
+    mut write: OwnedWriteHalf,
+    mut queue: mpsc::Receiver<Vec<u8>>,
+    idle: Option<Duration>,
+) {
     let mut codec = RecordCodec::new();
     let mut out = BytesMut::new();
     while let Some(reply) = queue.recv().await {
@@ -469,8 +485,18 @@ async fn write_replies(mut write: OwnedWriteHalf, mut queue: mpsc::Receiver<Vec<
                 next = queue.try_recv().ok();
             }
         }
-        if write.write_all(&out).await.is_err() {
-            return;
+        let mut pos = 0;
+        while pos < out.len() {
+            let wrote = match idle {
+                Some(idle) => tokio::time::timeout(idle, write.write(&out[pos..]))
+                    .await
+                    .unwrap_or(Ok(0)),
+                None => write.write(&out[pos..]).await,
+            };
+            match wrote {
+                Ok(n) if n > 0 => pos += n,
+                _ => return,
+            }
         }
         out.clear();
     }

@@ -169,6 +169,40 @@ fn idle_connections_are_closed() {
 }
 
 #[test]
+fn a_peer_that_reads_no_replies_is_closed() {
+    block_on_workers(2, async {
+        let server = server_with(|s| {
+            s.set_idle_timeout(Some(Duration::from_millis(300)));
+            s.set_max_connections(1);
+        })
+        .await;
+        let addr = server.tcp_addr().unwrap();
+        // Calls with 64 KiB replies, sent without reading any reply: the replies fill the
+        // socket buffers, the server's writes stall, and it closes the connection.
+        let sent = tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
+            let data = vec![5u8; 64 * 1024];
+            let mut scratch = Vec::new();
+            for i in 0..2000u32 {
+                let call = (&CallHeader::new(i, PROG, VERS, ECHO), data.as_slice());
+                if write_record(&mut s, &mut scratch, 1 << 20, &call).is_err() {
+                    return i;
+                }
+            }
+            2000
+        })
+        .await
+        .unwrap();
+        assert!(sent < 2000, "the server never closed the connection");
+        // The connection's slot is free again.
+        let c = tcp(&server).await;
+        assert_eq!(c.call::<_, i32>(ADD, &(20, 22)).await.unwrap(), 42);
+        server.shutdown().await;
+    });
+}
+
+#[test]
 fn hostile_bytes_close_only_their_connection() {
     block_on_workers(2, async {
         let server = server_with(|s| s.set_max_record(1 << 16)).await;
