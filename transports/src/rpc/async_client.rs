@@ -25,7 +25,7 @@ use wire_xdr::rpc::{Auth, DEFAULT_MAX_RECORD};
 use wire_xdr::{Decode, Encode};
 
 use super::client::{decode_results, finish, results_at, xid_seed, Credential};
-use super::framing::{encode_datagram, write_record};
+use super::framing::{encode_datagram, encode_record};
 use super::{Protocol, RpcError, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 use crate::codec::RecordCodec;
 
@@ -400,8 +400,7 @@ impl AsyncClient {
         let reply = match &self.inner.conn {
             Conn::Tcp { records, .. } => {
                 let mut record = Vec::new();
-                let mut scratch = Vec::new();
-                write_record(&mut record, &mut scratch, DEFAULT_MAX_RECORD, &msg)?;
+                encode_record(&mut record, DEFAULT_MAX_RECORD, &msg)?;
                 let (rx, _guard) = self.inner.pending.register(xid)?;
                 let exchange = async {
                     // Cancel-safe: a record is queued whole or not at all.
