@@ -26,6 +26,14 @@ use super::server::{add_program, dispatch, Programs, ReplyTo};
 use super::{rpcbind, Program, Protocol, RpcError, DEFAULT_MAX_CONNECTIONS, MAX_DATAGRAM};
 use crate::codec::RecordCodec;
 
+/// The largest count of connections or calls in flight (a semaphore's permits, taken all at
+/// once at shutdown as a `u32`).
+const MAX_PERMITS: usize = if Semaphore::MAX_PERMITS < u32::MAX as usize {
+    Semaphore::MAX_PERMITS
+} else {
+    u32::MAX as usize
+};
+
 /// Default cap on the calls of one TCP connection (or of the UDP socket) served at once.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// Default time [`AsyncServerHandle::shutdown`] gives calls in flight to finish.
@@ -154,13 +162,13 @@ impl AsyncServer {
     /// Caps the TCP connections served at once ([`DEFAULT_MAX_CONNECTIONS`] at first); a
     /// connection beyond it is closed at once.
     pub fn set_max_connections(&mut self, max: usize) {
-        self.max_connections = max.clamp(1, u32::MAX as usize);
+        self.max_connections = max.clamp(1, MAX_PERMITS);
     }
 
     /// Caps the calls of one TCP connection, and of the UDP socket, served at once
     /// ([`DEFAULT_MAX_IN_FLIGHT`] at first): beyond it no more is read until one completes.
     pub fn set_max_in_flight(&mut self, max: usize) {
-        self.max_in_flight = max.clamp(1, u32::MAX as usize);
+        self.max_in_flight = max.clamp(1, MAX_PERMITS);
     }
 
     /// Closes a TCP connection that sends nothing, or reads none of its replies, for this

@@ -59,6 +59,16 @@ pub async fn exercise(c: &AsyncClient, big: bool) {
 }
 
 #[test]
+fn the_client_is_a_cloneable_handle_for_any_task() {
+    fn handle<T: Clone + Send + Sync + 'static>() {}
+    fn shared<T: Send + Sync + 'static>() {}
+    handle::<AsyncClient>();
+    handle::<transports::rpc::Reply>();
+    shared::<transports::rpc::AsyncServer>();
+    shared::<transports::rpc::AsyncServerHandle>();
+}
+
+#[test]
 fn calls_the_blocking_server_over_tcp_and_udp() {
     let server = blocking_server();
     block_on(async {
