@@ -243,3 +243,48 @@ fn udp_calls_are_retransmitted_until_answered() {
     peers::stop_udp_peer(addr);
     peer.join().unwrap();
 }
+
+#[test]
+fn hostile_replies_fail_the_call_without_panic_or_allocation() {
+    let mut peers = Vec::new();
+    block_on(async {
+        // A record of 2 GiB announced: refused at its header, nothing reserved for it.
+        let (addr, peer) = peers::raw_answer_peer(|_| vec![0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+        let c = AsyncClient::connect_tcp(addr, PROG, VERS).await.unwrap();
+        let e = c.call::<_, u32>(INC, &1u32).await.unwrap_err();
+        assert!(matches!(e, RpcError::Io(_)), "{e:?}");
+        assert!(e.to_string().contains("framing"), "{e}");
+        peers.push(peer);
+
+        // The call's xid, then bytes that are no reply.
+        let (addr, peer) = peers::raw_answer_peer(|xid| {
+            let mut r = 0x8000_000cu32.to_be_bytes().to_vec();
+            r.extend_from_slice(&xid.to_be_bytes());
+            r.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 7]);
+            r
+        });
+        let c = AsyncClient::connect_tcp(addr, PROG, VERS).await.unwrap();
+        let e = c.call::<_, u32>(INC, &1u32).await.unwrap_err();
+        assert!(matches!(e, RpcError::BadReply(_)), "{e:?}");
+        assert_eq!(c.pending_len(), 0);
+        peers.push(peer);
+
+        // A SUCCESS reply whose results do not decode as the type asked for.
+        let (addr, peer) = peers::raw_answer_peer(|xid| {
+            let mut r = 0x8000_001au32.to_be_bytes().to_vec();
+            r.extend_from_slice(&xid.to_be_bytes());
+            r.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+            r.extend_from_slice(&[1, 2]);
+            r
+        });
+        let c = AsyncClient::connect_tcp(addr, PROG, VERS).await.unwrap();
+        let e = c.call::<_, u32>(INC, &1u32).await.unwrap_err();
+        assert!(matches!(e, RpcError::BadReply(_)), "{e:?}");
+        assert!(e.to_string().contains("results"), "{e}");
+        peers.push(peer);
+    });
+    // The runtime is gone, and with it the clients' sockets: each peer ends.
+    for peer in peers {
+        peer.join().unwrap();
+    }
+}

@@ -3,6 +3,7 @@
 //! UDP server that ignores the first copy of every call.
 
 use std::collections::HashMap;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -57,6 +58,27 @@ pub fn reverse_peer(batch: usize) -> (SocketAddr, JoinHandle<()>) {
                     }
                 }
             }
+        }
+    });
+    (addr, t)
+}
+
+/// A TCP server that reads one call and answers it with `answer(xid)` (raw bytes, framing
+/// included), then waits for the client to close.
+pub fn raw_answer_peer(answer: fn(u32) -> Vec<u8>) -> (SocketAddr, JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let t = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut rx = RecordReader::new();
+        let Ok(record) = rx.read_record(&mut stream) else {
+            return;
+        };
+        let Some((xid, _, _)) = parse_call(record) else {
+            return;
+        };
+        if stream.write_all(&answer(xid)).is_ok() {
+            let _ = stream.read(&mut [0; 1]);
         }
     });
     (addr, t)
