@@ -41,7 +41,7 @@
 //! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
 //! | `jit` | Cranelift-compiled NDR conversions and tiering |
 //! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
-//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError` |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` |
 //!
 //! ## The derive
 //!
@@ -421,7 +421,9 @@ pub mod giop {
 /// may be pipelined) or UDP (with retransmission), a multi-threaded [`Server`](rpc::Server)
 /// of several programs and versions, and an [`rpcbind`](rpc::rpcbind) client; with feature
 /// `tokio`, `tokio_util` codecs of whole records (`RecordCodec`, over TCP) and datagrams
-/// (`DatagramCodec`, for `UdpFramed`).
+/// (`DatagramCodec`, for `UdpFramed`), an async client (`AsyncClient`: a cloneable handle,
+/// many calls in flight on one connection, matched by xid) and an async server
+/// (`AsyncServer`, serving the same `Program`s as `Server`).
 ///
 /// ```
 /// # #[cfg(feature = "transports")] {
@@ -456,6 +458,11 @@ pub mod rpc {
     pub use transports::rpc::{
         rpcbind, write_record, Call, Client, Program, Protocol, RpcError, Server, ServerHandle,
         DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
+    };
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::rpc::{
+        AsyncClient, AsyncServer, AsyncServerHandle, Reply, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
     };
     pub use wire_xdr::rpc::{
         record_mark, AcceptStat, Auth, AuthStat, CallHeader, FragmentHeader, Message, OpaqueAuth,

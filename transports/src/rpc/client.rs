@@ -48,8 +48,7 @@ pub struct Client {
     next_xid: u32,
     timeout: Duration,
     retry: Duration,
-    cred_flavor: u32,
-    cred_body: Vec<u8>,
+    cred: Credential,
     /// The encoding of the message being sent.
     scratch: Vec<u8>,
     /// Calls sent whose replies have not been taken.
@@ -143,8 +142,7 @@ impl Client {
             next_xid: xid_seed(),
             timeout: DEFAULT_TIMEOUT,
             retry: DEFAULT_RETRY,
-            cred_flavor: wire_xdr::rpc::AUTH_NONE,
-            cred_body: Vec::new(),
+            cred: Credential::none(),
             scratch: Vec::new(),
             outstanding: Vec::new(),
             stash: Vec::new(),
@@ -173,11 +171,7 @@ impl Client {
     /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
     /// bytes, more than 16 groups, a body over 400 bytes).
     pub fn set_auth(&mut self, auth: Auth) {
-        let body = auth
-            .body()
-            .unwrap_or_else(|e| panic!("credential out of limits: {e}"));
-        self.cred_flavor = auth.flavor();
-        self.cred_body = body;
+        self.cred = Credential::new(&auth);
     }
 
     /// Caps the size of a record sent or received over TCP (64 MiB at first).
@@ -313,14 +307,7 @@ impl Client {
             return Err(broken());
         }
         let xid = self.take_xid();
-        let header = CallHeader {
-            cred: OpaqueAuth {
-                flavor: self.cred_flavor,
-                body: &self.cred_body,
-            },
-            ..CallHeader::new(xid, self.program, self.version, procedure)
-        };
-        debug_assert_eq!(header.rpcvers, RPC_VERSION);
+        let header = self.cred.header(xid, self.program, self.version, procedure);
         let msg = (&header, args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {
@@ -513,6 +500,58 @@ fn recv_within(
     }
 }
 
+/// The credential a client sends with its calls: a flavor and its encoded body, checked
+/// once when set (shared by [`Client`] and the async client).
+#[derive(Debug, Clone)]
+pub(super) struct Credential {
+    flavor: u32,
+    body: Vec<u8>,
+}
+
+impl Credential {
+    /// AUTH_NONE.
+    pub(super) fn none() -> Credential {
+        Credential {
+            flavor: wire_xdr::rpc::AUTH_NONE,
+            body: Vec::new(),
+        }
+    }
+
+    /// `auth`, encoded.
+    ///
+    /// # Panics
+    ///
+    /// If the credential breaks its flavor's limits (see [`Client::set_auth`]).
+    pub(super) fn new(auth: &Auth) -> Credential {
+        let body = auth
+            .body()
+            .unwrap_or_else(|e| panic!("credential out of limits: {e}"));
+        Credential {
+            flavor: auth.flavor(),
+            body,
+        }
+    }
+
+    /// The header of a call carrying this credential (and an AUTH_NONE verifier).
+    pub(super) fn header(
+        &self,
+        xid: u32,
+        program: u32,
+        version: u32,
+        procedure: u32,
+    ) -> CallHeader<'_> {
+        let header = CallHeader {
+            cred: OpaqueAuth {
+                flavor: self.flavor,
+                body: &self.body,
+            },
+            ..CallHeader::new(xid, program, version, procedure)
+        };
+        debug_assert_eq!(header.rpcvers, RPC_VERSION);
+        header
+    }
+}
+
 fn broken() -> RpcError {
     RpcError::Io(io::Error::new(
         io::ErrorKind::NotConnected,
@@ -522,7 +561,12 @@ fn broken() -> RpcError {
 
 /// Reads a reply: an error for every outcome but `SUCCESS`, whose results must decode and
 /// take the rest of the message.
-fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
+pub(super) fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
+    decode_results(msg, results_at(msg)?)
+}
+
+/// Where the results of a reply begin: an error for every outcome but `SUCCESS`.
+pub(super) fn results_at(msg: &[u8]) -> Result<usize, RpcError> {
     let (m, rest) = Message::parse(msg).map_err(RpcError::BadReply)?;
     let Message::Reply(h) = m else {
         return Err(RpcError::BadReply(Error::new(
@@ -534,8 +578,7 @@ fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
         ReplyBody::Accepted {
             stat: AcceptStat::Success,
             ..
-        } => wire_xdr::from_slice(rest)
-            .map_err(|e| RpcError::BadReply(e.in_field("results").shifted(msg.len() - rest.len()))),
+        } => Ok(msg.len() - rest.len()),
         ReplyBody::Accepted { stat, .. } => {
             Err(RpcError::from_accept_stat(stat).expect("not SUCCESS"))
         }
@@ -543,9 +586,19 @@ fn finish<'de, Ret: Decode<'de>>(msg: &'de [u8]) -> Result<Ret, RpcError> {
     }
 }
 
+/// Decodes the results of a `SUCCESS` reply, which begin at `at` and must take the rest of
+/// the message.
+pub(super) fn decode_results<'de, Ret: Decode<'de>>(
+    msg: &'de [u8],
+    at: usize,
+) -> Result<Ret, RpcError> {
+    wire_xdr::from_slice(&msg[at..])
+        .map_err(|e| RpcError::BadReply(e.in_field("results").shifted(at)))
+}
+
 /// A starting xid unlikely to repeat across clients and runs (RFC 5531 asks only that a
 /// client not reuse one for a different call while it may matter).
-fn xid_seed() -> u32 {
+pub(super) fn xid_seed() -> u32 {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNTER: AtomicU32 = AtomicU32::new(0);

@@ -15,7 +15,9 @@ use wire_xdr::rpc::{AcceptStat, AuthStat, RejectedReply};
 /// let e = RpcError::ProgMismatch { low: 2, high: 4 };
 /// assert_eq!(e.to_string(), "program version mismatch: the server serves versions 2 to 4");
 /// ```
-#[derive(Debug)]
+///
+/// Its `Debug` text is the derived one's, except that a timeout's also says what happened
+/// in words (`Timeout (timed out waiting for the reply)`), for logs and test messages.
 #[non_exhaustive]
 pub enum RpcError {
     /// `PROG_UNAVAIL`: the server does not serve the program.
@@ -99,6 +101,51 @@ impl RpcError {
         match why {
             RejectedReply::RpcMismatch { low, high } => RpcError::RpcMismatch { low, high },
             RejectedReply::AuthError(stat) => RpcError::AuthError(stat),
+        }
+    }
+}
+
+impl fmt::Debug for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RpcError::ProgUnavail => f.write_str("ProgUnavail"),
+            RpcError::ProgMismatch { low, high } => f
+                .debug_struct("ProgMismatch")
+                .field("low", low)
+                .field("high", high)
+                .finish(),
+            RpcError::ProcUnavail => f.write_str("ProcUnavail"),
+            RpcError::GarbageArgs => f.write_str("GarbageArgs"),
+            RpcError::SystemErr => f.write_str("SystemErr"),
+            RpcError::RpcMismatch { low, high } => f
+                .debug_struct("RpcMismatch")
+                .field("low", low)
+                .field("high", high)
+                .finish(),
+            RpcError::AuthError(stat) => f.debug_tuple("AuthError").field(stat).finish(),
+            RpcError::Timeout => write!(f, "Timeout ({self})"),
+            RpcError::Io(e) => f.debug_tuple("Io").field(e).finish(),
+            RpcError::Marshal { error, sent } => f
+                .debug_struct("Marshal")
+                .field("error", error)
+                .field("sent", sent)
+                .finish(),
+            RpcError::BadReply(e) => f.debug_tuple("BadReply").field(e).finish(),
+            RpcError::TooLarge { len, max } => f
+                .debug_struct("TooLarge")
+                .field("len", len)
+                .field("max", max)
+                .finish(),
+            RpcError::NotRegistered { program, version } => f
+                .debug_struct("NotRegistered")
+                .field("program", program)
+                .field("version", version)
+                .finish(),
+            RpcError::RegistrationRefused { program, version } => f
+                .debug_struct("RegistrationRefused")
+                .field("program", program)
+                .field("version", version)
+                .finish(),
         }
     }
 }

@@ -55,6 +55,29 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
     })
 }
 
+/// Encodes `msg` as one record of one fragment (its mark, then the message of at most `max`
+/// bytes) into `buf` (cleared first): what a writer task sends whole.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+pub(crate) fn encode_record<M: Encode + ?Sized>(
+    buf: &mut Vec<u8>,
+    max: usize,
+    msg: &M,
+) -> Result<(), RpcError> {
+    buf.clear();
+    let len = msg
+        .encoded_len(DEFAULT_MAX_DEPTH)
+        .map_err(|error| RpcError::Marshal { error, sent: false })?;
+    if len > max {
+        return Err(RpcError::TooLarge { len, max });
+    }
+    let mark = record_mark(len).map_err(|error| RpcError::Marshal { error, sent: false })?;
+    append_to_vec(buf, 4 + len, |w| {
+        w.put(mark)?;
+        msg.encode(w)
+    })
+    .map_err(|error| RpcError::Marshal { error, sent: false })
+}
+
 /// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first).
 pub(crate) fn encode_datagram<M: Encode + ?Sized>(
     buf: &mut Vec<u8>,
@@ -141,5 +164,17 @@ mod tests {
         assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
         encode_datagram(&mut buf, 4, &1u32).unwrap();
         assert_eq!(buf, [0, 0, 0, 1]);
+        let e = encode_record(&mut buf, 3, &1u32).unwrap_err();
+        assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
+    }
+
+    #[test]
+    fn an_encoded_record_is_what_write_record_sends() {
+        let msg = (&CallHeader::new(1, 2, 3, 4), &[9u8; 40_000][..]);
+        let mut wire = Vec::new();
+        write_record(&mut wire, &mut Vec::new(), 1 << 20, &msg).unwrap();
+        let mut buf = vec![1, 2, 3];
+        encode_record(&mut buf, 1 << 20, &msg).unwrap();
+        assert_eq!(buf, wire);
     }
 }

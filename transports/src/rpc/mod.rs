@@ -1,5 +1,7 @@
 //! ONC RPC (RFC 5531) over TCP and UDP: a blocking [`Client`], a multi-threaded [`Server`]
-//! that serves several programs and versions, and an [`rpcbind`] client.
+//! that serves several programs and versions, and an [`rpcbind`] client; with feature
+//! `tokio`, an async client (`AsyncClient`: many calls in flight on one connection) and an
+//! async server (`AsyncServer`) serving the same [`Program`]s.
 //!
 //! Arguments and results are any types with an XDR encoding: derived types, primitives,
 //! `()` for `void`, and tuples for several parameters.
@@ -28,6 +30,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "tokio")]
+mod async_client;
+#[cfg(feature = "tokio")]
+mod async_server;
 mod client;
 mod error;
 mod framing;
@@ -35,6 +41,12 @@ mod rpcb_prot;
 pub mod rpcbind;
 mod server;
 
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_client::{AsyncClient, Reply};
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_server::{AsyncServer, AsyncServerHandle, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
 pub use client::{Client, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 pub use error::RpcError;
 pub use framing::write_record;

@@ -62,7 +62,7 @@ impl<F: Fn(&mut Call<'_>) -> Result<(), Error> + Send + Sync> Program for F {
 
 /// Where a reply goes.
 #[derive(Debug)]
-enum ReplyTo<'a> {
+pub(super) enum ReplyTo<'a> {
     Tcp {
         stream: &'a TcpStream,
         scratch: &'a mut Vec<u8>,
@@ -71,6 +71,16 @@ enum ReplyTo<'a> {
     Udp {
         socket: &'a UdpSocket,
         buf: &'a mut Vec<u8>,
+    },
+    /// Encoded into `out` (cleared first; without record marking), for a caller that sends
+    /// it: the async server.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    Buffer {
+        out: &'a mut Vec<u8>,
+        /// The largest reply.
+        max: usize,
+        /// The transport the call came over.
+        protocol: Protocol,
     },
 }
 
@@ -125,6 +135,7 @@ impl<'a> Call<'a> {
         match self.to {
             ReplyTo::Tcp { .. } => Protocol::Tcp,
             ReplyTo::Udp { .. } => Protocol::Udp,
+            ReplyTo::Buffer { protocol, .. } => protocol,
         }
     }
     /// Whether an answer has been sent.
@@ -196,6 +207,7 @@ impl<'a> Call<'a> {
             } => write_record(stream, scratch, *max, &msg),
             ReplyTo::Udp { socket, buf } => encode_datagram(buf, MAX_DATAGRAM, &msg)
                 .and_then(|()| Ok(socket.send_to(buf, self.peer).map(drop)?)),
+            ReplyTo::Buffer { out, max, .. } => encode_datagram(out, *max, &msg),
         };
         match sent {
             Ok(()) => {
@@ -228,7 +240,7 @@ impl<'a> Call<'a> {
 }
 
 /// The program versions served, sorted by (program, version).
-type Programs = Vec<(u32, u32, Arc<dyn Program>)>;
+pub(super) type Programs = Vec<(u32, u32, Arc<dyn Program>)>;
 
 /// Default cap on TCP connections served at once (each has a thread).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
@@ -312,14 +324,7 @@ impl Server {
 
     /// Serves `program` at `version` with `imp` (replacing an earlier one for the pair).
     pub fn add(&mut self, program: u32, version: u32, imp: impl Program + 'static) {
-        let entry: (u32, u32, Arc<dyn Program>) = (program, version, Arc::new(imp));
-        match self
-            .programs
-            .binary_search_by_key(&(program, version), |p| (p.0, p.1))
-        {
-            Ok(i) => self.programs[i] = entry,
-            Err(i) => self.programs.insert(i, entry),
-        }
+        add_program(&mut self.programs, program, version, Arc::new(imp));
     }
 
     /// Whether [`spawn`](Server::spawn) registers every program version with the rpcbind on
@@ -401,6 +406,21 @@ impl Server {
             }
         }
         Ok(handle)
+    }
+}
+
+/// Adds `imp` for `(program, version)` to `programs`, kept sorted (replacing an earlier one
+/// for the pair).
+pub(super) fn add_program(
+    programs: &mut Programs,
+    program: u32,
+    version: u32,
+    imp: Arc<dyn Program>,
+) {
+    let entry = (program, version, imp);
+    match programs.binary_search_by_key(&(program, version), |p| (p.0, p.1)) {
+        Ok(i) => programs[i] = entry,
+        Err(i) => programs.insert(i, entry),
     }
 }
 
@@ -524,7 +544,7 @@ fn serve_tcp(stream: TcpStream, shared: &Shared) {
             scratch: &mut scratch,
             max: shared.max_record,
         };
-        if dispatch(shared, record, to, peer) {
+        if dispatch(&shared.programs, record, to, peer) {
             break;
         }
     }
@@ -545,14 +565,19 @@ fn serve_udp(socket: UdpSocket, shared: &Shared) {
             socket: &socket,
             buf: &mut out,
         };
-        dispatch(shared, &buf[..n], to, peer);
+        dispatch(&shared.programs, &buf[..n], to, peer);
     }
 }
 
-/// Serves one message; `true` if the connection broke. Messages that are not calls, or
-/// whose header does not parse, are dropped (as libtirpc does: without a header there is
-/// nobody to answer).
-fn dispatch(shared: &Shared, message: &[u8], to: ReplyTo<'_>, peer: SocketAddr) -> bool {
+/// Serves one message with `programs` (the blocking and the async server's one dispatch):
+/// `true` if the connection broke. Messages that are not calls, or whose header does not
+/// parse, are dropped (as libtirpc does: without a header there is nobody to answer).
+pub(super) fn dispatch(
+    programs: &Programs,
+    message: &[u8],
+    to: ReplyTo<'_>,
+    peer: SocketAddr,
+) -> bool {
     let Ok((Message::Call(header), args)) = Message::parse(message) else {
         return false;
     };
@@ -586,7 +611,6 @@ fn dispatch(shared: &Shared, message: &[u8], to: ReplyTo<'_>, peer: SocketAddr) 
             return call.broken;
         }
     }
-    let programs = &shared.programs;
     let key = (header.program, header.version);
     let imp = match programs.binary_search_by_key(&key, |p| (p.0, p.1)) {
         Ok(i) => &programs[i].2,
