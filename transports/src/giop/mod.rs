@@ -8,6 +8,7 @@
 mod call_error;
 mod client;
 mod connection;
+mod reply;
 mod server;
 
 pub use call_error::CallError;
