@@ -39,10 +39,11 @@ const READ_CHUNK: usize = 8 * 1024;
 /// follows `LOCATION_FORWARD` (which retargets the client, as in the blocking one).
 ///
 /// A call whose future is dropped before its reply came sends `CancelRequest`; the reply, if
-/// it still comes, is discarded. When the server closes the connection (`CloseConnection`,
-/// which promises that unanswered requests were not processed, or a socket failure), the
-/// calls awaiting replies fail with [`CallError::Transport`] and the next call connects
-/// anew. Must be used within a tokio runtime (it spawns the connection's reader and writer
+/// it still comes, is discarded. When the server closes the connection with
+/// `CloseConnection`, which promises that unanswered requests were not processed, the calls
+/// awaiting replies are sent once more on a new connection (as the blocking client does);
+/// when that is closed too, or the socket fails, they fail with [`CallError::Transport`],
+/// and the next call connects anew. Must be used within a tokio runtime (it spawns the connection's reader and writer
 /// tasks).
 ///
 /// ```
@@ -117,7 +118,7 @@ impl Drop for Conn {
     }
 }
 
-type ReplySender = oneshot::Sender<Result<Bytes, CallError>>;
+type ReplySender = oneshot::Sender<Result<Bytes, Closed>>;
 
 /// The calls awaiting replies on one connection.
 #[derive(Debug, Default)]
@@ -149,7 +150,7 @@ impl Closed {
             Closed::ByServer => CallError::Transport(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
                 "the server closed the connection (GIOP CloseConnection) before replying: the \
-                 request was not processed, and the next call connects again",
+                 request was not processed",
             )),
             Closed::Transport(kind, why) => {
                 CallError::Transport(io::Error::new(*kind, why.clone()))
@@ -176,7 +177,7 @@ impl Calls {
         };
         let why = self.lock().closed.clone().expect("closed just now");
         for (_, tx) in waiting {
-            let _ = tx.send(Err(why.error()));
+            let _ = tx.send(Err(why.clone()));
         }
     }
 }
@@ -207,7 +208,7 @@ impl Conn {
     fn register(
         &self,
         next_id: &AtomicU32,
-    ) -> Result<(u32, oneshot::Receiver<Result<Bytes, CallError>>), Closed> {
+    ) -> Result<(u32, oneshot::Receiver<Result<Bytes, Closed>>), Closed> {
         let mut s = self.calls.lock();
         if let Some(why) = &s.closed {
             return Err(why.clone());
@@ -323,8 +324,18 @@ impl AsyncClient {
         args: &Args,
     ) -> Result<Ret, CallError> {
         let mut forwards = 0;
+        let mut reconnected = false;
         loop {
-            let reply = self.exchange(operation, args).await?;
+            let reply = match self.exchange(operation, args).await? {
+                Ok(reply) => reply,
+                // CloseConnection promises the request was not processed: once more, on a
+                // new connection (as the blocking client does).
+                Err(Closed::ByServer) if !reconnected => {
+                    reconnected = true;
+                    continue;
+                }
+                Err(why) => return Err(why.error()),
+            };
             let msg = Message::parse(&reply).map_err(|e| {
                 CallError::Protocol(format!("the reply's headers do not parse: {e}"))
             })?;
@@ -349,12 +360,13 @@ impl AsyncClient {
         self.inner.target.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends one request and awaits its reply (a whole GIOP `Reply` message).
+    /// Sends one request and awaits its reply (a whole GIOP `Reply` message), or learns why
+    /// the connection ended first.
     async fn exchange<Args: Encode + ?Sized>(
         &self,
         operation: &str,
         args: &Args,
-    ) -> Result<Bytes, CallError> {
+    ) -> Result<Result<Bytes, Closed>, CallError> {
         let mut retried = false;
         let (conn, key, (id, reply)) = loop {
             let (conn, key) = self.connection().await?;
@@ -405,7 +417,7 @@ impl AsyncClient {
         let r = reply.await;
         drop(pending);
         match r {
-            Ok(r) => r,
+            Ok(r) => Ok(r),
             Err(_) => Err(CallError::Protocol(
                 "the connection dropped the call without an answer".into(),
             )),
