@@ -731,3 +731,48 @@ fn dropped_calls_send_cancel_request() {
     cancels.sort_unstable();
     assert_eq!(requests, cancels, "every request was cancelled");
 }
+
+#[test]
+fn async_server_caps_connections() {
+    let rt = runtime();
+    let handle = rt.block_on(async {
+        let mut server = AsyncServer::bind("127.0.0.1:0").await.unwrap();
+        server.add("Bench", bench_object::servant());
+        server.set_max_connections(1);
+        server.spawn().unwrap()
+    });
+    let ior = handle.ior(BENCH_ID, b"Bench");
+    rt.block_on(async {
+        let a = AsyncClient::connect(&ior).await.unwrap();
+        assert_eq!(
+            a.invoke::<Vec<i32>, i64>("sum_ints", &vec![1])
+                .await
+                .unwrap(),
+            1
+        );
+        // Beyond the cap: accepted, then closed at once.
+        let b = AsyncClient::connect(&ior).await.unwrap();
+        match b.invoke::<Vec<i32>, i64>("sum_ints", &vec![2]).await {
+            Err(CallError::Transport(_)) => {}
+            other => panic!("a connection beyond the cap gave {other:?}"),
+        }
+        assert_eq!(b.pending_calls(), 0);
+        // Once the first connection ends, the next call of `b` connects and is served.
+        drop(a);
+        let mut served = None;
+        for _ in 0..500 {
+            match b.invoke::<Vec<i32>, i64>("sum_ints", &vec![2, 3]).await {
+                Ok(sum) => {
+                    served = Some(sum);
+                    break;
+                }
+                Err(CallError::Transport(_)) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(served, Some(5));
+    });
+    rt.block_on(handle.shutdown());
+}

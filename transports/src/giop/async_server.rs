@@ -21,7 +21,7 @@ use wire_iiop::giop::{
 };
 use wire_iiop::ByteOrder;
 
-use super::server::{handle_message, Handled, Objects, Out};
+use super::server::{handle_message, Handled, Objects, Out, DEFAULT_MAX_CONNECTIONS};
 use super::Servant;
 use crate::codec::GiopCodec;
 
@@ -65,6 +65,7 @@ pub struct AsyncServer {
     listener: TcpListener,
     objects: Objects,
     max_message: usize,
+    max_connections: usize,
 }
 
 impl core::fmt::Debug for AsyncServer {
@@ -83,6 +84,7 @@ impl AsyncServer {
             listener: TcpListener::bind(addr).await?,
             objects: HashMap::new(),
             max_message: DEFAULT_MAX_MESSAGE,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         })
     }
 
@@ -101,6 +103,13 @@ impl AsyncServer {
         self.max_message = max;
     }
 
+    /// Caps the connections served at once (`DEFAULT_MAX_CONNECTIONS`, 1024, by default):
+    /// each holds buffers, so a peer opening connections without end cannot exhaust memory.
+    /// A connection beyond the cap is closed at once (clients retry later).
+    pub fn set_max_connections(&mut self, max: usize) {
+        self.max_connections = max;
+    }
+
     /// Starts serving on the current tokio runtime: a task accepts connections and a task
     /// serves each one.
     pub fn spawn(self) -> io::Result<AsyncServerHandle> {
@@ -110,7 +119,10 @@ impl AsyncServer {
         let acceptor = tokio::spawn(accept_loop(
             self.listener,
             objects,
-            self.max_message,
+            Caps {
+                max_message: self.max_message,
+                max_connections: self.max_connections,
+            },
             stopped,
         ));
         Ok(AsyncServerHandle {
@@ -179,28 +191,37 @@ async fn or_stop<F: Future>(stop: &mut watch::Receiver<bool>, f: F) -> Option<F:
     .await
 }
 
+/// A server's caps.
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    max_message: usize,
+    max_connections: usize,
+}
+
 async fn accept_loop(
     listener: TcpListener,
     objects: Arc<Objects>,
-    max_message: usize,
+    caps: Caps,
     mut stop: watch::Receiver<bool>,
 ) {
     let mut conns = JoinSet::new();
     while let Some(accepted) = or_stop(&mut stop, listener.accept()).await {
+        // Forget the connections that ended.
+        while conns.try_join_next().is_some() {}
         match accepted {
+            // Dropping the stream closes it.
+            Ok(_) if conns.len() >= caps.max_connections => {}
             Ok((stream, _)) => {
                 conns.spawn(serve(
                     stream,
                     Arc::clone(&objects),
-                    max_message,
+                    caps.max_message,
                     stop.clone(),
                 ));
             }
             // Out of descriptors, say: let the connections run, then accept again.
             Err(_) => tokio::task::yield_now().await,
         }
-        // Forget the connections that ended.
-        while conns.try_join_next().is_some() {}
     }
     drop(listener);
     while conns.join_next().await.is_some() {}
