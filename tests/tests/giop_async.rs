@@ -776,3 +776,64 @@ fn async_server_caps_connections() {
     });
     rt.block_on(handle.shutdown());
 }
+
+#[test]
+fn the_client_handle_is_clone_send_sync() {
+    fn shareable<T: Clone + Send + Sync + 'static>() {}
+    shareable::<AsyncClient>();
+    fn send<T: Send>(_: &T) {}
+    // Calls can be spawned: their futures are `Send`.
+    let rt = runtime();
+    let handle = bench_server(&rt);
+    let ior = handle.ior(BENCH_ID, b"Bench");
+    rt.block_on(async {
+        let client = AsyncClient::connect(&ior).await.unwrap();
+        let v = vec![1, 2];
+        let call = client.invoke::<Vec<i32>, i64>("sum_ints", &v);
+        send(&call);
+        assert_eq!(call.await.unwrap(), 3);
+    });
+    rt.block_on(handle.shutdown());
+}
+
+/// A server that answers the first request with `answer`, then keeps the connection open a
+/// moment.
+fn answering_server(answer: &'static [u8]) -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        read_message(&mut s);
+        s.write_all(answer).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    });
+    addr
+}
+
+#[test]
+fn hostile_replies_fail_calls_with_protocol_errors() {
+    for (answer, what) in [
+        (&b"HTTP/1.1 400 Bad Request\r\n\r\n"[..], "not GIOP"),
+        // A Reply claiming 4 GiB - 16 bytes: refused by the cap before anything is reserved.
+        (&b"GIOP\x01\x02\x00\x01\xff\xff\xff\xf0"[..], "over the cap"),
+        // A Reply too short for its header.
+        (
+            &b"GIOP\x01\x02\x00\x01\0\0\0\x02\0\0"[..],
+            "truncated reply header",
+        ),
+        (&b"GIOP\x01\x02\x00\x06\0\0\0\0"[..], "MessageError"),
+        // A Request, which a server must not send.
+        (&b"GIOP\x01\x02\x00\x00\0\0\0\0"[..], "a request"),
+    ] {
+        let addr = answering_server(answer);
+        let ior = Ior::new(BENCH_ID, &addr.ip().to_string(), addr.port(), b"Bench");
+        block_on(async {
+            let client = AsyncClient::connect(&ior).await.unwrap();
+            match client.invoke::<Vec<i32>, i64>("sum_ints", &vec![1]).await {
+                Err(CallError::Protocol(why)) => assert!(!why.is_empty(), "{what}"),
+                other => panic!("{what}: {other:?}"),
+            }
+            assert_eq!(client.pending_calls(), 0, "{what}");
+        });
+    }
+}

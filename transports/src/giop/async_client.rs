@@ -168,14 +168,12 @@ impl Calls {
 
     /// Fails every waiting call with `why` and refuses new ones.
     fn close(&self, why: Closed) {
-        let waiting = {
+        let (why, waiting) = {
             let mut s = self.lock();
-            if s.closed.is_none() {
-                s.closed = Some(why);
-            }
-            core::mem::take(&mut s.waiting)
+            // The first reason stands.
+            let why = s.closed.get_or_insert(why).clone();
+            (why, core::mem::take(&mut s.waiting))
         };
-        let why = self.lock().closed.clone().expect("closed just now");
         for (_, tx) in waiting {
             let _ = tx.send(Err(why.clone()));
         }
