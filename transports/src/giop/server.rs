@@ -11,9 +11,9 @@ use std::thread::JoinHandle;
 
 use marshal_core::Error;
 use wire_iiop::giop::{
-    encode_message, Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader,
-    LocateStatus, Message, MessageError, MessageHead, MessageKind, ReplyHeader, ReplyStatus,
-    RequestHeader, ServiceContext, SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
+    Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
+    MessageError, MessageHead, MessageKind, ReplyHeader, ReplyStatus, RequestHeader,
+    ServiceContext, SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
@@ -184,6 +184,7 @@ pub(crate) enum Out<'a> {
     /// Straight to the blocking socket (large octet runs with vectored writes).
     Socket(&'a mut Tx),
     /// Appended to a buffer, whole messages, for an async connection to write.
+    #[cfg(feature = "tokio")]
     Buffer(&'a mut Vec<u8>),
 }
 
@@ -197,9 +198,10 @@ impl Out<'_> {
     ) -> Result<(), SendError> {
         match self {
             Out::Socket(tx) => tx.send(version, order, head, body),
+            #[cfg(feature = "tokio")]
             Out::Buffer(buf) => {
                 let start = buf.len();
-                encode_message(buf, version, order, head, body).map_err(|error| {
+                wire_iiop::giop::encode_message(buf, version, order, head, body).map_err(|error| {
                     buf.truncate(start);
                     SendError::Marshal { error, sent: false }
                 })
