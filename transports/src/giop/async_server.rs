@@ -159,7 +159,9 @@ impl AsyncServerHandle {
     }
 
     /// Stops accepting, tells every connected client `CloseConnection` (after the request
-    /// it is serving, if any), and waits for the connections' tasks to end.
+    /// it is serving, if any), and waits for the connections' tasks to end. As with the
+    /// blocking server, a connection whose client stopped reading while a reply was going
+    /// out holds the shutdown until the client reads or the connection fails.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         if let Some(acceptor) = self.acceptor.take() {
