@@ -41,7 +41,7 @@
 //! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
 //! | `jit` | Cranelift-compiled NDR conversions and tiering |
 //! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
-//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}`; with `iiop`, `giop::{AsyncClient, AsyncServer}` |
 //!
 //! ## The derive
 //!
@@ -387,7 +387,8 @@ pub mod ndr {
 /// ([`Ior`](giop::Ior)), system exceptions, and with feature `transports` a blocking
 /// [`Client`](giop::Client) and multi-threaded [`Server`](giop::Server) over TCP (IIOP) that
 /// interoperate with omniORB; with feature `tokio`, `GiopCodec`, a `tokio_util` codec of
-/// whole (reassembled) messages.
+/// whole (reassembled) messages, an `AsyncClient` that multiplexes concurrent calls over one
+/// connection, and an `AsyncServer` of the same servants.
 ///
 /// ```
 /// use marshal::giop::Ior;
@@ -402,6 +403,9 @@ pub mod giop {
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     pub use transports::codec::{CodecError, GiopCodec};
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::giop::{AsyncClient, AsyncServer, AsyncServerHandle};
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};

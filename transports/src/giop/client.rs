@@ -5,16 +5,17 @@ use std::time::Duration;
 
 use marshal_core::Reader;
 use wire_iiop::giop::{
-    Body, Ior, MessageKind, ReplyStatus, RequestHeader, ServiceContext, SystemException,
-    TargetAddress, Version, DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
+    Body, Ior, MessageKind, RequestHeader, ServiceContext, TargetAddress, Version,
+    DEFAULT_MAX_MESSAGE, RESPONSE_EXPECTED,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
 use super::connection::{split, RecvError, Rx, SendError, Tx};
+use super::reply::{outcome, Outcome};
 use super::CallError;
 
 /// `LOCATION_FORWARD` replies followed in a row before giving up.
-const MAX_FORWARDS: usize = 8;
+pub(crate) const MAX_FORWARDS: usize = 8;
 
 /// A blocking GIOP client of one object, over one TCP connection.
 ///
@@ -54,7 +55,7 @@ pub struct Client {
 }
 
 /// Host, port, object key and GIOP version of an IOR's first IIOP profile.
-fn endpoint(ior: &Ior) -> Result<(String, u16, Vec<u8>, Version), CallError> {
+pub(crate) fn endpoint(ior: &Ior) -> Result<(String, u16, Vec<u8>, Version), CallError> {
     let p = ior.iiop_profiles().next().ok_or(CallError::NoIiopProfile)?;
     let version = Version {
         major: p.version.0,
@@ -414,32 +415,13 @@ impl Client {
                 Ok(io) => CallError::Transport(io),
                 Err(e) => CallError::Marshal(e),
             };
-            return Ok(match head.status {
-                ReplyStatus::NoException => Next::Done(take(&body).map_err(marshal)),
-                ReplyStatus::UserException => {
-                    let mut r = body.reader();
-                    let repository_id = String::decode(&mut r, body.order()).map_err(marshal)?;
-                    r.arrive_all().map_err(marshal)?;
-                    self.exception_base = r.position();
-                    Next::Done(Err(CallError::UserException {
-                        repository_id,
-                        body: r.rest().to_vec(),
-                    }))
+            return Ok(match outcome(head.status, &body, take).map_err(marshal)? {
+                Outcome::Done(r) => Next::Done(r),
+                Outcome::UserException(e, base) => {
+                    self.exception_base = base;
+                    Next::Done(Err(e))
                 }
-                ReplyStatus::SystemException => {
-                    let e: SystemException = body.decode().map_err(marshal)?;
-                    Next::Done(Err(CallError::SystemException {
-                        repository_id: e.repository_id,
-                        minor: e.minor,
-                        completed: e.completed,
-                    }))
-                }
-                ReplyStatus::LocationForward | ReplyStatus::LocationForwardPerm => {
-                    Next::Forward(body.decode::<Ior>().map_err(marshal)?)
-                }
-                ReplyStatus::NeedsAddressingMode => Next::Done(Err(CallError::Protocol(
-                    "the server wants another addressing mode".into(),
-                ))),
+                Outcome::Forward(ior) => Next::Forward(ior),
             });
         }
     }

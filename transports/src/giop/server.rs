@@ -11,9 +11,9 @@ use std::thread::JoinHandle;
 
 use marshal_core::Error;
 use wire_iiop::giop::{
-    Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus,
-    MessageError, MessageKind, ReplyHeader, ReplyStatus, RequestHeader, ServiceContext,
-    SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
+    Body, CdrBytes, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
+    MessageError, MessageHead, MessageKind, ReplyHeader, ReplyStatus, RequestHeader,
+    ServiceContext, SystemException, TargetAddress, Version, DEFAULT_MAX_MESSAGE,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
@@ -59,7 +59,7 @@ pub struct Call<'a> {
     key: &'a [u8],
     body: Body<'a>,
     version: Version,
-    tx: &'a mut Tx,
+    out: Out<'a>,
     replied: bool,
     /// A reply failed midway, or the socket did: the connection is unusable.
     broken: bool,
@@ -157,7 +157,7 @@ impl<'a> Call<'a> {
             status,
             service_contexts: Vec::new(),
         };
-        match self.tx.send(self.version, self.order(), &head, body) {
+        match self.out.send(self.version, self.order(), &head, body) {
             Ok(()) => {
                 self.replied = true;
                 Ok(())
@@ -178,7 +178,39 @@ impl<'a> Call<'a> {
     }
 }
 
-type Objects = HashMap<Vec<u8>, Arc<dyn Servant>>;
+/// Where a connection's answers go.
+#[derive(Debug)]
+pub(crate) enum Out<'a> {
+    /// Straight to the blocking socket (large octet runs with vectored writes).
+    Socket(&'a mut Tx),
+    /// Appended to a buffer, whole messages, for an async connection to write.
+    #[cfg(feature = "tokio")]
+    Buffer(&'a mut Vec<u8>),
+}
+
+impl Out<'_> {
+    fn send<'h, H: MessageHead<'h>, B: Encode + ?Sized>(
+        &mut self,
+        version: Version,
+        order: ByteOrder,
+        head: &H,
+        body: &B,
+    ) -> Result<(), SendError> {
+        match self {
+            Out::Socket(tx) => tx.send(version, order, head, body),
+            #[cfg(feature = "tokio")]
+            Out::Buffer(buf) => {
+                let start = buf.len();
+                wire_iiop::giop::encode_message(buf, version, order, head, body).map_err(|error| {
+                    buf.truncate(start);
+                    SendError::Marshal { error, sent: false }
+                })
+            }
+        }
+    }
+}
+
+pub(crate) type Objects = HashMap<Vec<u8>, Arc<dyn Servant>>;
 
 /// A GIOP server that owns objects by key.
 ///
@@ -388,29 +420,7 @@ fn serve_messages(mut rx: Rx, tx: &mut Tx, shared: &Shared) {
         };
         version = msg.header.version;
         order = msg.header.order;
-        let broken = match &msg.kind {
-            MessageKind::Request(h) => dispatch(shared, h, msg.body(), version, tx),
-            MessageKind::LocateRequest(h) => {
-                let here = object_key(&h.target).is_some_and(|k| shared.objects.contains_key(&*k));
-                let head = LocateReplyHeader {
-                    request_id: h.request_id,
-                    status: if here {
-                        LocateStatus::ObjectHere
-                    } else {
-                        LocateStatus::UnknownObject
-                    },
-                };
-                tx.send(version, order, &head, &()).is_err()
-            }
-            // Requests are served one at a time: nothing is pending to cancel.
-            MessageKind::CancelRequest(_) => false,
-            MessageKind::CloseConnection | MessageKind::MessageError => return,
-            MessageKind::Reply(_) | MessageKind::LocateReply(_) | MessageKind::Fragment { .. } => {
-                let _ = tx.send(version, order, &MessageError::default(), &());
-                return;
-            }
-        };
-        if broken {
+        if handle_message(&shared.objects, &msg, Out::Socket(tx)) == Handled::Stop {
             return;
         }
     }
@@ -419,22 +429,65 @@ fn serve_messages(mut rx: Rx, tx: &mut Tx, shared: &Shared) {
     }
 }
 
+/// What a connection does after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Handled {
+    /// Reads the next one.
+    Continue,
+    /// Closes: the peer closed or broke the protocol (answered `MessageError`), or the
+    /// connection broke.
+    Stop,
+}
+
+/// Serves one received message (of a blocking or an async connection): runs a request,
+/// answers a `LocateRequest`, and answers what a client must not send with `MessageError`.
+pub(crate) fn handle_message(objects: &Objects, msg: &Message<'_>, mut out: Out<'_>) -> Handled {
+    let (version, order) = (msg.header.version, msg.header.order);
+    let broken = match &msg.kind {
+        MessageKind::Request(h) => dispatch(objects, h, msg.body(), version, out),
+        MessageKind::LocateRequest(h) => {
+            let here = object_key(&h.target).is_some_and(|k| objects.contains_key(&*k));
+            let head = LocateReplyHeader {
+                request_id: h.request_id,
+                status: if here {
+                    LocateStatus::ObjectHere
+                } else {
+                    LocateStatus::UnknownObject
+                },
+            };
+            out.send(version, order, &head, &()).is_err()
+        }
+        // Requests are served one at a time: nothing is pending to cancel.
+        MessageKind::CancelRequest(_) => false,
+        MessageKind::CloseConnection | MessageKind::MessageError => true,
+        MessageKind::Reply(_) | MessageKind::LocateReply(_) | MessageKind::Fragment { .. } => {
+            let _ = out.send(version, order, &MessageError::default(), &());
+            true
+        }
+    };
+    if broken {
+        Handled::Stop
+    } else {
+        Handled::Continue
+    }
+}
+
 /// Runs one request; `true` if the connection broke.
 fn dispatch(
-    shared: &Shared,
+    objects: &Objects,
     header: &RequestHeader<'_>,
     body: Body<'_>,
     version: Version,
-    tx: &mut Tx,
+    out: Out<'_>,
 ) -> bool {
     let key = object_key(&header.target);
-    let servant = key.as_deref().and_then(|k| shared.objects.get(k));
+    let servant = key.as_deref().and_then(|k| objects.get(k));
     let mut call = Call {
         header,
         key: key.as_deref().unwrap_or(&[]),
         body,
         version,
-        tx,
+        out,
         replied: false,
         broken: false,
     };
