@@ -223,7 +223,7 @@ pub use marshal_core::arriving;
 /// | `i8`, `i16` / `u8`, `u16` | `int` / `unsigned int` (4 bytes; out of range on decode is an error) |
 /// | `i64`, `u64` | `hyper`, `unsigned hyper` |
 /// | `f32`, `f64` | `float`, `double` |
-/// | `String`, `&str`, `Cow<str>`, [`BytesStr`](crate::BytesStr) | `string<>` (UTF-8 checked on decode; `&str` and `Cow` borrow from the input) |
+/// | `String`, `&str`, `Cow<str>`, [`BytesStr`] | `string<>` (UTF-8 checked on decode; `&str` and `Cow` borrow from the input) |
 /// | `Vec<u8>`, `&[u8]`, `Cow<[u8]>`, `bytes::Bytes` | `opaque<>` |
 /// | `[u8; N]` | `opaque[N]` |
 /// | `Vec<T>` | `T<>` |
@@ -267,7 +267,7 @@ pub mod xdr {
 /// | `i32`, `u32` | `long`, `unsigned long` |
 /// | `i64`, `u64` | `long long`, `unsigned long long` |
 /// | `f32`, `f64` | `float`, `double` |
-/// | `String`, `&str`, `Cow<str>`, [`BytesStr`](crate::BytesStr) | `string` (UTF-8 checked, no NUL inside; `&str` and `Cow` borrow from the input) |
+/// | `String`, `&str`, `Cow<str>`, [`BytesStr`] | `string` (UTF-8 checked, no NUL inside; `&str` and `Cow` borrow from the input) |
 /// | `Vec<T>`, `&[u8]`, `Cow<[u8]>`, `bytes::Bytes` | `sequence<T>`, `sequence<octet>` |
 /// | `[T; N]` | `T[N]` |
 /// | `Option<T>` | `sequence<T, 1>` |
