@@ -4,7 +4,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
 use super::error::{too_large, CodecError};
-use crate::rpc::MAX_DATAGRAM;
+use wire_xdr::rpc::MAX_DATAGRAM;
 
 /// ONC RPC over UDP, for `tokio_util::udp::UdpFramed`: each datagram is one whole message
 /// (RFC 5531 uses no record marking over UDP), of at most

@@ -25,7 +25,7 @@ pub const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 /// The longest wait between UDP retransmissions.
 pub const MAX_RETRY: Duration = Duration::from_secs(4);
 /// The largest UDP datagram (the IPv4 payload limit).
-pub const MAX_DATAGRAM: usize = 65_507;
+pub use wire_xdr::rpc::MAX_DATAGRAM;
 
 /// A client of one program version on one server.
 ///

@@ -12,6 +12,9 @@ pub use auth::{
 pub use msg::{
     AcceptStat, CallHeader, Message, RejectedReply, ReplyBody, ReplyHeader, RPC_VERSION,
 };
+/// The largest ONC RPC message over UDP: one datagram, the IPv4 payload limit.
+pub const MAX_DATAGRAM: usize = 65_507;
+
 pub use record_marking::{
     record_mark, FragmentHeader, Progress, RecordError, RecordReader, DEFAULT_MAX_FRAGMENTS,
     DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_FRAGMENT_LEN,
