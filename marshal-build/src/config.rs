@@ -117,3 +117,46 @@ impl Common {
         Ok((out, read))
     }
 }
+
+/// The builder methods both front ends' `Config`s share: each `Config` wraps a [`Common`] in
+/// its `common` field, and this writes the methods that only forward to it, once.
+macro_rules! shared_config_methods {
+    () => {
+        /// Adds a directory where `#include` looks (after the including file's own directory,
+        /// for `#include "…"`); several may be given, searched in order.
+        pub fn include_dir(&mut self, dir: impl AsRef<std::path::Path>) -> &mut Config {
+            self.common.include_dir(dir.as_ref());
+            self
+        }
+
+        /// Defines `NAME` (for `#ifdef`), or `NAME=VALUE` (also substituted where it appears).
+        pub fn define(&mut self, name: &str) -> &mut Config {
+            self.common.define(name);
+            self
+        }
+
+        /// Writes the output to `dir` instead of `$OUT_DIR`.
+        pub fn out_dir(&mut self, dir: impl AsRef<std::path::Path>) -> &mut Config {
+            self.common.out_dir(dir.as_ref());
+            self
+        }
+
+        /// Compiles each file to `<out dir>/<file stem>.rs`, and prints
+        /// `cargo:rerun-if-changed` for every file read (includes too).
+        pub fn compile(
+            &self,
+            files: &[impl AsRef<std::path::Path>],
+        ) -> Result<(), crate::error::Error> {
+            self.common.compile(files)
+        }
+
+        /// The Rust that [`compile`](Config::compile) would write for `file`.
+        pub fn generate(
+            &self,
+            file: impl AsRef<std::path::Path>,
+        ) -> Result<String, crate::error::Error> {
+            self.common.generate(file.as_ref()).map(|(code, _)| code)
+        }
+    };
+}
+pub(crate) use shared_config_methods;

@@ -4,10 +4,7 @@ mod ast;
 mod generate;
 mod parse;
 
-use std::path::Path;
-
 use crate::config::{Common, GenOptions};
-use crate::error::Error;
 use crate::lexer::{Diag, Token};
 use crate::preprocess::Options;
 
@@ -71,6 +68,8 @@ impl Default for Config {
 }
 
 impl Config {
+    crate::config::shared_config_methods!();
+
     /// No include directories, nothing defined, output to `$OUT_DIR`.
     pub fn new() -> Config {
         Config {
@@ -82,19 +81,6 @@ impl Config {
                 translate,
             ),
         }
-    }
-
-    /// Adds a directory where `#include` looks (after the including file's own directory,
-    /// for `#include "…"`); several may be given, searched in order.
-    pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.common.include_dir(dir.as_ref());
-        self
-    }
-
-    /// Defines `NAME` (for `#ifdef`), or `NAME=VALUE` (also substituted where it appears).
-    pub fn define(&mut self, name: &str) -> &mut Config {
-        self.common.define(name);
-        self
     }
 
     /// Strings and octet sequences as `std::borrow::Cow<'a, str>` and `Cow<'a, [u8]>`
@@ -117,23 +103,6 @@ impl Config {
     pub fn borrowed(&mut self, on: bool) -> &mut Config {
         self.common.borrowed(on);
         self
-    }
-
-    /// Writes the output to `dir` instead of `$OUT_DIR`.
-    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.common.out_dir(dir.as_ref());
-        self
-    }
-
-    /// Compiles each file to `<out dir>/<file stem>.rs`, and prints
-    /// `cargo:rerun-if-changed` for every file read (includes too).
-    pub fn compile(&self, files: &[impl AsRef<Path>]) -> Result<(), Error> {
-        self.common.compile(files)
-    }
-
-    /// The Rust that [`compile`](Config::compile) would write for `file`.
-    pub fn generate(&self, file: impl AsRef<Path>) -> Result<String, Error> {
-        self.common.generate(file.as_ref()).map(|(code, _)| code)
     }
 }
 

@@ -65,24 +65,13 @@ impl Default for Config {
 }
 
 impl Config {
+    crate::config::shared_config_methods!();
+
     /// No include directories, nothing defined, output to `$OUT_DIR`.
     pub fn new() -> Config {
         Config {
             common: Common::new(Options::default(), translate),
         }
-    }
-
-    /// Adds a directory where `#include` looks (after the including file's own directory,
-    /// for `#include "…"`); several may be given, searched in order.
-    pub fn include_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.common.include_dir(dir.as_ref());
-        self
-    }
-
-    /// Defines `NAME` (for `#ifdef`), or `NAME=VALUE` (also substituted where it appears).
-    pub fn define(&mut self, name: &str) -> &mut Config {
-        self.common.define(name);
-        self
     }
 
     /// Strings and variable-length opaque data (octet sequences) as
@@ -122,23 +111,6 @@ impl Config {
     pub fn marshal_path(&mut self, path: &str) -> &mut Config {
         self.common.marshal_path(path);
         self
-    }
-
-    /// Writes the output to `dir` instead of `$OUT_DIR`.
-    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
-        self.common.out_dir(dir.as_ref());
-        self
-    }
-
-    /// Compiles each file to `<out dir>/<file stem>.rs`, and prints
-    /// `cargo:rerun-if-changed` for every file read (includes too).
-    pub fn compile(&self, files: &[impl AsRef<Path>]) -> Result<(), Error> {
-        self.common.compile(files)
-    }
-
-    /// The Rust that [`compile`](Config::compile) would write for `file`.
-    pub fn generate(&self, file: impl AsRef<Path>) -> Result<String, Error> {
-        self.common.generate(file.as_ref()).map(|(code, _)| code)
     }
 
     /// Test support, not API (it may change at any time): C and Rust that make the same
