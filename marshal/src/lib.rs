@@ -41,7 +41,7 @@
 //! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
 //! | `jit` | Cranelift-compiled NDR conversions and tiering |
 //! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
-//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}`; with `iiop`, `giop::{AsyncClient, AsyncServer}` |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` (programs as `tower` services of `rpc::Request`s); with `iiop`, `giop::{AsyncClient, AsyncServer}` |
 //!
 //! ## The derive
 //!
@@ -427,7 +427,8 @@ pub mod giop {
 /// `tokio`, `tokio_util` codecs of whole records (`RecordCodec`, over TCP) and datagrams
 /// (`DatagramCodec`, for `UdpFramed`), an async client (`AsyncClient`: a cloneable handle,
 /// many calls in flight on one connection, matched by xid) and an async server
-/// (`AsyncServer`, serving the same `Program`s as `Server`).
+/// (`AsyncServer`, serving `tower` services of `Request`s, or the same `Program`s as
+/// `Server`).
 ///
 /// ```
 /// # #[cfg(feature = "transports")] {
@@ -466,7 +467,8 @@ pub mod rpc {
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     pub use transports::rpc::{
-        AsyncClient, AsyncServer, AsyncServerHandle, Reply, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
+        AsyncClient, AsyncServer, AsyncServerHandle, BoxError, GarbageArgs, Reply, Request,
+        Response, Service, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
     };
     pub use wire_xdr::rpc::{
         record_mark, AcceptStat, Auth, AuthStat, CallHeader, FragmentHeader, Message, OpaqueAuth,

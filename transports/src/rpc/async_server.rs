@@ -1,16 +1,19 @@
 //! The async server: an acceptor task, a task per TCP connection (records cut by
 //! [`RecordCodec`], up to a bound of calls in flight per connection, each reply sent as its
-//! call completes) and a UDP task. Programs are the blocking server's [`Program`]s and every
-//! message goes through its dispatch (RPC version, credentials, program and version lookup,
-//! `GARBAGE_ARGS`, `SYSTEM_ERR` after a panic), run on tokio's blocking pool so that a slow
-//! program holds no runtime worker.
+//! call completes) and a UDP task. Every call passes the blocking server's admission (RPC
+//! version, credentials, program and version lookup), then goes to its program version:
+//! a `tower` [`Service`] of [`Request`]s, polled on the connection's task and given a task
+//! of its own only if it does not complete at once, or a blocking [`Program`] with the
+//! blocking server's dispatch (`GARBAGE_ARGS`, `SYSTEM_ERR` after a panic), run on tokio's
+//! blocking pool so that a slow program holds no runtime worker.
 
 use std::future::{poll_fn, Future};
 use std::io;
 use std::net::SocketAddr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::pin;
-use std::sync::Arc;
-use std::task::Poll;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -18,13 +21,29 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
-use tokio::task::JoinHandle;
-use tokio_util::codec::{Decoder, Encoder};
-use wire_xdr::rpc::DEFAULT_MAX_RECORD;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::codec::Decoder;
+use tower_service::Service;
+use wire_xdr::rpc::{Message, DEFAULT_MAX_RECORD};
 
-use super::server::{add_program, dispatch, Programs, ReplyTo};
-use super::{rpcbind, Program, Protocol, RpcError, DEFAULT_MAX_CONNECTIONS, MAX_DATAGRAM};
+use super::server::{add_program, admit, serve_call, Admission, ReplyTo};
+use super::service::{answer, refusal, BoxError, BoxFuture, ErasedService};
+use super::{
+    rpcbind, Program, Protocol, Request, Response, RpcError, DEFAULT_MAX_CONNECTIONS, MAX_DATAGRAM,
+};
 use crate::codec::RecordCodec;
+
+/// Replies below this size are gathered into one write; larger ones go out from their own
+/// buffers.
+const GATHER: usize = 64 * 1024;
+
+/// A program version the async server serves.
+enum Entry {
+    /// A blocking program, run on the blocking pool.
+    Blocking(Arc<dyn Program>),
+    /// A service; each connection clones it at its first call.
+    Service(Mutex<Box<dyn ErasedService>>),
+}
 
 /// The largest count of connections or calls in flight (a semaphore's permits, taken all at
 /// once at shutdown as a `u32`).
@@ -40,8 +59,11 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 
 /// An async server of several programs and versions over TCP, UDP or both, on a tokio
-/// runtime. Its programs are the blocking [`Server`](super::Server)'s [`Program`]s, with
-/// the same dispatch; each call runs on the runtime's blocking pool.
+/// runtime. Each program version is a `tower` [`Service`] of [`Request`]s
+/// ([`add_service`](AsyncServer::add_service); marshal-build generates one from a `.x`
+/// file's async server trait), or one of the blocking [`Server`](super::Server)'s
+/// [`Program`]s ([`add`](AsyncServer::add)), with the same dispatch, each call of which runs
+/// on the runtime's blocking pool.
 ///
 /// ```
 /// use transports::rpc::{AsyncClient, AsyncServer, Call};
@@ -72,7 +94,7 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 pub struct AsyncServer {
     tcp: Option<TcpListener>,
     udp: Option<UdpSocket>,
-    programs: Programs,
+    entries: Vec<(u32, u32, Entry)>,
     register: bool,
     max_record: usize,
     max_connections: usize,
@@ -88,7 +110,7 @@ impl core::fmt::Debug for AsyncServer {
             .field("udp", &self.udp)
             .field(
                 "programs",
-                &self.programs.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+                &self.entries.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -99,7 +121,7 @@ impl AsyncServer {
         AsyncServer {
             tcp,
             udp,
-            programs: Vec::new(),
+            entries: Vec::new(),
             register: false,
             max_record: DEFAULT_MAX_RECORD,
             max_connections: DEFAULT_MAX_CONNECTIONS,
@@ -142,9 +164,74 @@ impl AsyncServer {
         Ok(AsyncServer::with(None, Some(UdpSocket::bind(addr).await?)))
     }
 
-    /// Serves `program` at `version` with `imp` (replacing an earlier one for the pair).
+    /// Serves `program` at `version` with the blocking program `imp` (replacing an earlier
+    /// one for the pair). Each call runs on the runtime's blocking pool.
     pub fn add(&mut self, program: u32, version: u32, imp: impl Program + 'static) {
-        add_program(&mut self.programs, program, version, Arc::new(imp));
+        let entry = Entry::Blocking(Arc::new(imp));
+        add_program(&mut self.entries, program, version, entry);
+    }
+
+    /// Serves `program` at `version` with a `tower` service of [`Request`]s (replacing an
+    /// earlier one for the pair), such as the `service` function marshal-build generates
+    /// for a program's async server trait. Each connection (and the UDP socket) clones
+    /// `service` at its first call, then calls its clone, after `poll_ready`, for each of
+    /// its calls: many may be in flight at once, up to
+    /// [`set_max_in_flight`](AsyncServer::set_max_in_flight). A call whose future completes
+    /// at its first poll is answered from the connection's task; one that does not gets a
+    /// task of its own. A service that fails with [`GarbageArgs`](super::GarbageArgs) (from
+    /// [`Request::args`]) is answered `GARBAGE_ARGS`; any other error, or a panic,
+    /// `SYSTEM_ERR`.
+    ///
+    /// ```
+    /// use std::future::{ready, Ready};
+    /// use std::task::{Context, Poll};
+    /// use transports::rpc::{AsyncClient, AsyncServer, BoxError, Request, Response, Service};
+    ///
+    /// /// Adds two numbers (procedure 1).
+    /// #[derive(Clone)]
+    /// struct Adder;
+    ///
+    /// impl Service<Request> for Adder {
+    ///     type Response = Response;
+    ///     type Error = BoxError;
+    ///     type Future = Ready<Result<Response, BoxError>>;
+    ///
+    ///     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+    ///         Poll::Ready(Ok(()))
+    ///     }
+    ///
+    ///     fn call(&mut self, req: Request) -> Self::Future {
+    ///         ready(match req.procedure() {
+    ///             0 => Response::success(&()).map_err(Into::into),
+    ///             1 => req
+    ///                 .args::<(i32, i32)>()
+    ///                 .map_err(BoxError::from)
+    ///                 .and_then(|(a, b)| Ok(Response::success(&a.wrapping_add(b))?)),
+    ///             _ => Ok(Response::proc_unavail()),
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// rt.block_on(async {
+    ///     let mut server = AsyncServer::bind_tcp("127.0.0.1:0").await?;
+    ///     server.add_service(0x2000_0001, 1, Adder);
+    ///     let server = server.spawn()?;
+    ///     let c = AsyncClient::connect_tcp(server.tcp_addr().unwrap(), 0x2000_0001, 1).await?;
+    ///     assert_eq!(c.call::<_, i32>(1, &(2, 3)).await?, 5);
+    ///     server.shutdown().await;
+    ///     Ok::<(), Box<dyn std::error::Error>>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_service<S>(&mut self, program: u32, version: u32, service: S)
+    where
+        S: Service<Request, Response = Response> + Clone + Send + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let entry = Entry::Service(Mutex::new(Box::new(service)));
+        add_program(&mut self.entries, program, version, entry);
     }
 
     /// Whether [`spawn`](AsyncServer::spawn) registers every program version with the
@@ -194,7 +281,7 @@ impl AsyncServer {
         let udp_addr = self.udp.as_ref().map(UdpSocket::local_addr).transpose()?;
         let (stop_tx, stop) = watch::channel(false);
         let ctx = Arc::new(Ctx {
-            programs: self.programs,
+            entries: self.entries,
             max_record: self.max_record,
             max_in_flight: self.max_in_flight,
             idle_timeout: self.idle_timeout,
@@ -223,7 +310,7 @@ impl AsyncServer {
                 .push(tokio::spawn(serve_udp(Arc::new(socket), Arc::clone(&ctx))));
         }
         if self.register {
-            let pairs: Vec<(u32, u32)> = ctx.programs.iter().map(|p| (p.0, p.1)).collect();
+            let pairs: Vec<(u32, u32)> = ctx.entries.iter().map(|p| (p.0, p.1)).collect();
             for (program, version) in pairs {
                 for (protocol, addr) in [(Protocol::Tcp, tcp_addr), (Protocol::Udp, udp_addr)] {
                     if let Some(addr) = addr {
@@ -240,7 +327,7 @@ impl AsyncServer {
 
 /// What every task of a server shares.
 struct Ctx {
-    programs: Programs,
+    entries: Vec<(u32, u32, Entry)>,
     max_record: usize,
     max_in_flight: usize,
     idle_timeout: Option<Duration>,
@@ -346,40 +433,152 @@ async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) {
     }
 }
 
-/// Serves one message; the encoded reply, if it has one.
-fn serve_one(
-    programs: &Programs,
-    message: &[u8],
-    peer: SocketAddr,
-    protocol: Protocol,
-    max: usize,
-) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let to = ReplyTo::Buffer {
-        out: &mut out,
-        max,
-        protocol,
-    };
-    dispatch(programs, message, to, peer);
-    (!out.is_empty()).then_some(out)
+/// A connection's (or the UDP socket's) way back to its callers.
+#[derive(Debug, Clone)]
+enum Sink {
+    /// Whole records for the connection's writer task.
+    Tcp(mpsc::Sender<Vec<u8>>),
+    /// Datagrams to the caller's address.
+    Udp(Arc<UdpSocket>, SocketAddr),
 }
 
-/// Serves `message` on the blocking pool; its reply, if any.
-async fn serve_blocking(
-    ctx: &Arc<Ctx>,
-    message: Bytes,
-    peer: SocketAddr,
+impl Sink {
+    /// Sends `record` (a datagram: without its mark).
+    async fn send(&self, record: Vec<u8>) {
+        match self {
+            Sink::Tcp(replies) => {
+                let _ = replies.send(record).await;
+            }
+            Sink::Udp(socket, peer) => {
+                let _ = socket.send_to(&record[4..], *peer).await;
+            }
+        }
+    }
+}
+
+/// What serves the calls of one connection (or of the UDP socket): the server's entries,
+/// the connection's own clones of its services (made at the first call of each), and the
+/// tasks of the calls that did not complete at once.
+struct Calls {
+    ctx: Arc<Ctx>,
     protocol: Protocol,
-) -> Option<Vec<u8>> {
-    let c = Arc::clone(ctx);
-    let max = match protocol {
-        Protocol::Tcp => ctx.max_record,
-        Protocol::Udp => MAX_DATAGRAM,
-    };
-    tokio::task::spawn_blocking(move || serve_one(&c.programs, &message, peer, protocol, max))
-        .await
-        .ok()
-        .flatten()
+    services: Vec<Option<Box<dyn ErasedService>>>,
+    tasks: JoinSet<()>,
+}
+
+impl Calls {
+    fn new(ctx: &Arc<Ctx>, protocol: Protocol) -> Calls {
+        Calls {
+            services: (0..ctx.entries.len()).map(|_| None).collect(),
+            ctx: Arc::clone(ctx),
+            protocol,
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// The largest reply message.
+    fn max(&self) -> usize {
+        match self.protocol {
+            Protocol::Tcp => self.ctx.max_record,
+            Protocol::Udp => MAX_DATAGRAM,
+        }
+    }
+
+    /// Serves one message from `peer`, its reply going to `sink`; `permit` is held until
+    /// the reply is handed over. A service's call that completes at its first poll is
+    /// answered here, without a task; one that does not runs on a task of its own, as does
+    /// every call of a blocking [`Program`] (on the blocking pool).
+    async fn serve(
+        &mut self,
+        message: Bytes,
+        peer: SocketAddr,
+        sink: &Sink,
+        permit: OwnedSemaphorePermit,
+    ) {
+        // Forget the calls that have completed.
+        while self.tasks.try_join_next().is_some() {}
+        let Ok((Message::Call(header), args)) = Message::parse(&message) else {
+            // Not a call: nobody to answer.
+            return;
+        };
+        let (xid, max, protocol) = (header.xid, self.max(), self.protocol);
+        let (entry, index, auth) = match admit(&self.ctx.entries, &header) {
+            Admission::Refuse(reply) => return sink.send(refusal(&reply)).await,
+            Admission::Serve { entry, index, auth } => (entry, index, auth),
+        };
+        let service = match entry {
+            Entry::Blocking(imp) => {
+                let (imp, sink) = (Arc::clone(imp), sink.clone());
+                self.tasks.spawn(async move {
+                    let serve = move || {
+                        let Ok((Message::Call(header), args)) = Message::parse(&message) else {
+                            return None;
+                        };
+                        let mut out = Vec::new();
+                        let to = ReplyTo::Buffer {
+                            out: &mut out,
+                            max,
+                            protocol,
+                        };
+                        serve_call(&*imp, header, auth, &message, args, to, peer);
+                        (!out.is_empty()).then_some(out)
+                    };
+                    if let Ok(Some(reply)) = tokio::task::spawn_blocking(serve).await {
+                        sink.send(reply).await;
+                    }
+                    drop(permit);
+                });
+                return;
+            }
+            Entry::Service(proto) => self.services[index].get_or_insert_with(|| {
+                proto
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone_box()
+            }),
+        };
+        // Backpressure: a service not ready holds this connection's reading.
+        if poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
+            return sink
+                .send(Response::system_err().into_record(xid, max))
+                .await;
+        }
+        let req = Request::new(&message, &header, args, auth, peer, protocol);
+        let Ok(mut call) = catch_unwind(AssertUnwindSafe(|| service.call(req))) else {
+            // A service that panicked may be broken: the next call clones it anew.
+            self.services[index] = None;
+            return sink
+                .send(Response::system_err().into_record(xid, max))
+                .await;
+        };
+        match poll_fn(|cx| Poll::Ready(poll_caught(&mut call, cx))).await {
+            Poll::Ready(outcome) => sink.send(answer(outcome).into_record(xid, max)).await,
+            Poll::Pending => {
+                let sink = sink.clone();
+                self.tasks.spawn(async move {
+                    let outcome = poll_fn(|cx| poll_caught(&mut call, cx)).await;
+                    sink.send(answer(outcome).into_record(xid, max)).await;
+                    drop(permit);
+                });
+            }
+        }
+    }
+
+    /// Lets the calls in flight (holders of `in_flight`'s `n` permits) finish, within the
+    /// grace period once the server stops, then stops those still running.
+    async fn finish(mut self, in_flight: &Semaphore, n: u32) {
+        drain(in_flight, n, &self.ctx).await;
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Polls a service's future, answering a panic as an error (`SYSTEM_ERR`).
+fn poll_caught(call: &mut BoxFuture, cx: &mut Context<'_>) -> Poll<Result<Response, BoxError>> {
+    match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+        Ok(polled) => polled,
+        Err(_) => Poll::Ready(Err("the service panicked".into())),
+    }
 }
 
 async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, conns: Arc<Semaphore>) {
@@ -414,6 +613,8 @@ async fn serve_tcp(
     let (replies, queue) = mpsc::channel(ctx.max_in_flight);
     let mut writer = tokio::spawn(write_replies(write, queue, ctx.idle_timeout));
     let in_flight = Arc::new(Semaphore::new(ctx.max_in_flight));
+    let mut calls = Calls::new(&ctx, Protocol::Tcp);
+    let sink = Sink::Tcp(replies.clone());
     let mut codec = RecordCodec::new().max_record(ctx.max_record);
     let mut buf = BytesMut::new();
     let mut stop = ctx.stop.clone();
@@ -429,13 +630,7 @@ async fn serve_tcp(
                     Either::Left(Ok(permit)) => permit,
                     _ => break,
                 };
-                let (ctx, replies) = (Arc::clone(&ctx), replies.clone());
-                tokio::spawn(async move {
-                    if let Some(reply) = serve_blocking(&ctx, record, peer, Protocol::Tcp).await {
-                        let _ = replies.send(reply).await;
-                    }
-                    drop(permit);
-                });
+                calls.serve(record, peer, &sink, permit).await;
                 continue;
             }
             Ok(None) => {}
@@ -458,10 +653,9 @@ async fn serve_tcp(
             _ => break,
         }
     }
-    drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
-    drop(replies);
-    // The writer ends once every reply queued is sent; a call still running after the
-    // grace period holds a sender, so it is stopped then.
+    calls.finish(&in_flight, ctx.max_in_flight as u32).await;
+    drop((sink, replies));
+    // The writer ends once every reply queued is sent.
     let _ = tokio::time::timeout(ctx.grace, &mut writer).await;
     writer.abort();
 }
@@ -472,47 +666,65 @@ async fn ended(stop: &mut watch::Receiver<bool>, replies: &mpsc::Sender<Vec<u8>>
     race(stopped(stop), replies.closed()).await;
 }
 
-/// Sends each reply as a record, gathering those queued into one write. A write that makes
-/// no progress for `idle` (a peer that sends calls but reads no replies) ends the writer,
-/// and with it the connection.
+/// Sends each reply record, gathering those queued into one write (large ones go out from
+/// their own buffers). A write that makes no progress for `idle` (a peer that sends calls
+/// but reads no replies) ends the writer, and with it the connection.
 async fn write_replies(
     mut write: OwnedWriteHalf,
     mut queue: mpsc::Receiver<Vec<u8>>,
     idle: Option<Duration>,
 ) {
-    let mut codec = RecordCodec::new();
-    let mut out = BytesMut::new();
+    let mut out = Vec::new();
     while let Some(reply) = queue.recv().await {
         let mut next = Some(reply);
         while let Some(reply) = next.take() {
-            if codec.encode(&reply[..], &mut out).is_err() {
-                // Over the cap (the dispatch caps replies first): not sent.
-                continue;
+            if reply.len() >= GATHER {
+                if !write_all_within(&mut write, &out, idle).await
+                    || !write_all_within(&mut write, &reply, idle).await
+                {
+                    return;
+                }
+                out.clear();
+            } else {
+                out.extend_from_slice(&reply);
             }
-            if out.len() < 64 * 1024 {
+            if out.len() < GATHER {
                 next = queue.try_recv().ok();
             }
         }
-        let mut pos = 0;
-        while pos < out.len() {
-            let wrote = match idle {
-                Some(idle) => tokio::time::timeout(idle, write.write(&out[pos..]))
-                    .await
-                    .unwrap_or(Ok(0)),
-                None => write.write(&out[pos..]).await,
-            };
-            match wrote {
-                Ok(n) if n > 0 => pos += n,
-                _ => return,
-            }
+        if !write_all_within(&mut write, &out, idle).await {
+            return;
         }
         out.clear();
+        if out.capacity() > 4 * GATHER {
+            out = Vec::new();
+        }
     }
     let _ = write.shutdown().await;
 }
 
+/// Writes all of `buf`, each write making progress within `idle`; `false` if one did not
+/// or the socket failed.
+async fn write_all_within(write: &mut OwnedWriteHalf, buf: &[u8], idle: Option<Duration>) -> bool {
+    let mut pos = 0;
+    while pos < buf.len() {
+        let wrote = match idle {
+            Some(idle) => tokio::time::timeout(idle, write.write(&buf[pos..]))
+                .await
+                .unwrap_or(Ok(0)),
+            None => write.write(&buf[pos..]).await,
+        };
+        match wrote {
+            Ok(n) if n > 0 => pos += n,
+            _ => return false,
+        }
+    }
+    true
+}
+
 async fn serve_udp(socket: Arc<UdpSocket>, ctx: Arc<Ctx>) {
     let in_flight = Arc::new(Semaphore::new(ctx.max_in_flight));
+    let mut calls = Calls::new(&ctx, Protocol::Udp);
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let mut stop = ctx.stop.clone();
     loop {
@@ -527,13 +739,8 @@ async fn serve_udp(socket: Arc<UdpSocket>, ctx: Arc<Ctx>) {
             Either::Right(()) => break,
         };
         let message = Bytes::copy_from_slice(&buf[..n]);
-        let (ctx, socket) = (Arc::clone(&ctx), Arc::clone(&socket));
-        tokio::spawn(async move {
-            if let Some(reply) = serve_blocking(&ctx, message, peer, Protocol::Udp).await {
-                let _ = socket.send_to(&reply, peer).await;
-            }
-            drop(permit);
-        });
+        let sink = Sink::Udp(Arc::clone(&socket), peer);
+        calls.serve(message, peer, &sink, permit).await;
     }
-    drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
+    calls.finish(&in_flight, ctx.max_in_flight as u32).await;
 }

@@ -57,7 +57,6 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
 
 /// Encodes `msg` as one record of one fragment (its mark, then the message of at most `max`
 /// bytes) into `buf` (cleared first): what a writer task sends whole.
-#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 pub(crate) fn encode_record<M: Encode + ?Sized>(
     buf: &mut Vec<u8>,
     max: usize,

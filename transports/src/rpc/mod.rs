@@ -1,7 +1,8 @@
 //! ONC RPC (RFC 5531) over TCP and UDP: a blocking [`Client`], a multi-threaded [`Server`]
 //! that serves several programs and versions, and an [`rpcbind`] client; with feature
 //! `tokio`, an async client (`AsyncClient`: many calls in flight on one connection) and an
-//! async server (`AsyncServer`) serving the same [`Program`]s.
+//! async server (`AsyncServer`) serving the same [`Program`]s or `tower` services of
+//! `Request`s.
 //!
 //! Arguments and results are any types with an XDR encoding: derived types, primitives,
 //! `()` for `void`, and tuples for several parameters.
@@ -40,6 +41,8 @@ mod framing;
 mod rpcb_prot;
 pub mod rpcbind;
 mod server;
+#[cfg(feature = "tokio")]
+mod service;
 
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
@@ -51,6 +54,13 @@ pub use client::{Client, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY
 pub use error::RpcError;
 pub use framing::write_record;
 pub use server::{Call, Program, Server, ServerHandle, DEFAULT_MAX_CONNECTIONS};
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use service::{BoxError, GarbageArgs, Request, Response};
+/// `tower`'s `Service` trait, re-exported: what [`AsyncServer::add_service`] serves.
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use tower_service::Service;
 pub use wire_xdr::rpc::{AcceptStat, Auth, AuthStat, OpaqueAuth, RejectedReply};
 
 /// A transport protocol, as rpcbind names them.

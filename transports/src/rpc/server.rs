@@ -23,7 +23,7 @@ use wire_xdr::rpc::{
 };
 use wire_xdr::{Decode, Encode};
 
-use super::framing::{encode_datagram, write_record};
+use super::framing::{encode_datagram, encode_record, write_record};
 use super::{rpcbind, Protocol, RpcError, MAX_DATAGRAM};
 use crate::conn_threads::ConnThreads;
 
@@ -72,8 +72,8 @@ pub(super) enum ReplyTo<'a> {
         socket: &'a UdpSocket,
         buf: &'a mut Vec<u8>,
     },
-    /// Encoded into `out` (cleared first; without record marking), for a caller that sends
-    /// it: the async server.
+    /// Encoded into `out` (cleared first) as one record, mark included (a datagram is the
+    /// record without its first 4 bytes), for a caller that sends it: the async server.
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     Buffer {
         out: &'a mut Vec<u8>,
@@ -101,6 +101,27 @@ pub struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
+    fn new(
+        header: CallHeader<'a>,
+        auth: Auth,
+        message: &'a [u8],
+        args: &'a [u8],
+        to: ReplyTo<'a>,
+        peer: SocketAddr,
+    ) -> Call<'a> {
+        Call {
+            header,
+            auth,
+            args,
+            args_at: message.len() - args.len(),
+            peer,
+            to,
+            replied: false,
+            args_failed: Cell::new(false),
+            broken: false,
+        }
+    }
+
     /// The procedure number.
     pub fn procedure(&self) -> u32 {
         self.header.procedure
@@ -207,7 +228,7 @@ impl<'a> Call<'a> {
             } => write_record(stream, scratch, *max, &msg),
             ReplyTo::Udp { socket, buf } => encode_datagram(buf, MAX_DATAGRAM, &msg)
                 .and_then(|()| Ok(socket.send_to(buf, self.peer).map(drop)?)),
-            ReplyTo::Buffer { out, max, .. } => encode_datagram(out, *max, &msg),
+            ReplyTo::Buffer { out, max, .. } => encode_record(out, *max, &msg),
         };
         match sent {
             Ok(()) => {
@@ -411,11 +432,11 @@ impl Server {
 
 /// Adds `imp` for `(program, version)` to `programs`, kept sorted (replacing an earlier one
 /// for the pair).
-pub(super) fn add_program(
-    programs: &mut Programs,
+pub(super) fn add_program<P>(
+    programs: &mut Vec<(u32, u32, P)>,
     program: u32,
     version: u32,
-    imp: Arc<dyn Program>,
+    imp: P,
 ) {
     let entry = (program, version, imp);
     match programs.binary_search_by_key(&(program, version), |p| (p.0, p.1)) {
@@ -569,9 +590,65 @@ fn serve_udp(socket: UdpSocket, shared: &Shared) {
     }
 }
 
-/// Serves one message with `programs` (the blocking and the async server's one dispatch):
-/// `true` if the connection broke. Messages that are not calls, or whose header does not
-/// parse, are dropped (as libtirpc does: without a header there is nobody to answer).
+/// What the checks every server makes before a program sees a call decide: serve it with
+/// the entry found for its program and version, or answer it at once.
+pub(super) enum Admission<'t, P> {
+    /// Serve it with `entry` (the table's `index`th); the credential checked as `auth`.
+    Serve {
+        entry: &'t P,
+        index: usize,
+        auth: Auth,
+    },
+    /// Refuse it with this reply (RPC version, credential, program or version).
+    Refuse(ReplyHeader<'static>),
+}
+
+/// Checks a call's RPC version and credential, then finds its program version in `table`
+/// (sorted by program and version, as [`add_program`] keeps it): the blocking and the async
+/// servers' one admission.
+pub(super) fn admit<'t, P>(
+    table: &'t [(u32, u32, P)],
+    header: &CallHeader<'_>,
+) -> Admission<'t, P> {
+    if header.rpcvers != RPC_VERSION {
+        let why = RejectedReply::RpcMismatch {
+            low: RPC_VERSION,
+            high: RPC_VERSION,
+        };
+        return Admission::Refuse(ReplyHeader::denied(header.xid, why));
+    }
+    let auth = match Auth::from_opaque(header.cred.flavor, header.cred.body) {
+        Ok(Auth::Other { .. }) => {
+            let why = RejectedReply::AuthError(AuthStat::RejectedCred);
+            return Admission::Refuse(ReplyHeader::denied(header.xid, why));
+        }
+        Ok(auth) => auth,
+        Err(_) => {
+            let why = RejectedReply::AuthError(AuthStat::BadCred);
+            return Admission::Refuse(ReplyHeader::denied(header.xid, why));
+        }
+    };
+    let key = (header.program, header.version);
+    match table.binary_search_by_key(&key, |p| (p.0, p.1)) {
+        Ok(i) => Admission::Serve {
+            entry: &table[i].2,
+            index: i,
+            auth,
+        },
+        Err(_) => {
+            let versions = || table.iter().filter(|p| p.0 == header.program).map(|p| p.1);
+            let stat = match (versions().min(), versions().max()) {
+                (Some(low), Some(high)) => AcceptStat::ProgMismatch { low, high },
+                _ => AcceptStat::ProgUnavail,
+            };
+            Admission::Refuse(ReplyHeader::accepted(header.xid, stat))
+        }
+    }
+}
+
+/// Serves one message with `programs` (the blocking server's dispatch): `true` if the
+/// connection broke. Messages that are not calls, or whose header does not parse, are
+/// dropped (as libtirpc does: without a header there is nobody to answer).
 pub(super) fn dispatch(
     programs: &Programs,
     message: &[u8],
@@ -581,54 +658,32 @@ pub(super) fn dispatch(
     let Ok((Message::Call(header), args)) = Message::parse(message) else {
         return false;
     };
-    let mut call = Call {
-        header,
-        auth: Auth::None,
-        args,
-        args_at: message.len() - args.len(),
-        peer,
-        to,
-        replied: false,
-        args_failed: Cell::new(false),
-        broken: false,
-    };
-    if header.rpcvers != RPC_VERSION {
-        let why = RejectedReply::RpcMismatch {
-            low: RPC_VERSION,
-            high: RPC_VERSION,
-        };
-        let _ = call.answer(&ReplyHeader::denied(header.xid, why), &());
-        return call.broken;
-    }
-    match Auth::from_opaque(header.cred.flavor, header.cred.body) {
-        Ok(Auth::Other { .. }) => {
-            let _ = call.auth_error(AuthStat::RejectedCred);
-            return call.broken;
+    match admit(programs, &header) {
+        Admission::Serve { entry, auth, .. } => {
+            serve_call(&**entry, header, auth, message, args, to, peer)
         }
-        Ok(auth) => call.auth = auth,
-        Err(_) => {
-            let _ = call.auth_error(AuthStat::BadCred);
-            return call.broken;
+        Admission::Refuse(reply) => {
+            let mut call = Call::new(header, Auth::None, message, args, to, peer);
+            let _ = call.answer(&reply, &());
+            call.broken
         }
     }
-    let key = (header.program, header.version);
-    let imp = match programs.binary_search_by_key(&key, |p| (p.0, p.1)) {
-        Ok(i) => &programs[i].2,
-        Err(_) => {
-            let versions = || {
-                programs
-                    .iter()
-                    .filter(|p| p.0 == header.program)
-                    .map(|p| p.1)
-            };
-            let stat = match (versions().min(), versions().max()) {
-                (Some(low), Some(high)) => AcceptStat::ProgMismatch { low, high },
-                _ => AcceptStat::ProgUnavail,
-            };
-            let _ = call.accept(stat);
-            return call.broken;
-        }
-    };
+}
+
+/// Serves a call admitted to `imp` (its header parsed from `message`, its arguments `args`):
+/// `true` if the connection broke. A call the program leaves unanswered is answered
+/// `GARBAGE_ARGS` if its arguments failed to decode, `SYSTEM_ERR` otherwise (and after a
+/// panic).
+pub(super) fn serve_call(
+    imp: &dyn Program,
+    header: CallHeader<'_>,
+    auth: Auth,
+    message: &[u8],
+    args: &[u8],
+    to: ReplyTo<'_>,
+    peer: SocketAddr,
+) -> bool {
+    let mut call = Call::new(header, auth, message, args, to, peer);
     let outcome = catch_unwind(AssertUnwindSafe(|| imp.call(&mut call)));
     if !call.replied {
         let stat = match outcome {

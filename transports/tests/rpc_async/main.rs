@@ -12,3 +12,4 @@ mod peers;
 mod programs;
 mod runtime;
 mod server;
+mod services;
