@@ -41,7 +41,7 @@
 //! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
 //! | `jit` | Cranelift-compiled NDR conversions and tiering |
 //! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
-//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` (programs as `tower` services of `rpc::Request`s); with `iiop`, `giop::{AsyncClient, AsyncServer}` |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` (programs as `tower` services of `rpc::Request`s); with `iiop`, `giop::{AsyncClient, AsyncServer}` (objects as `tower` services of `giop::Request`s) |
 //!
 //! ## The derive
 //!
@@ -388,7 +388,7 @@ pub mod ndr {
 /// [`Client`](giop::Client) and multi-threaded [`Server`](giop::Server) over TCP (IIOP) that
 /// interoperate with omniORB; with feature `tokio`, `GiopCodec`, a `tokio_util` codec of
 /// whole (reassembled) messages, an `AsyncClient` that multiplexes concurrent calls over one
-/// connection, and an `AsyncServer` of the same servants.
+/// connection, and an `AsyncServer` of `tower` services of `Request`s (or the same servants).
 ///
 /// ```
 /// use marshal::giop::Ior;
@@ -405,7 +405,10 @@ pub mod giop {
     pub use transports::codec::{CodecError, GiopCodec};
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-    pub use transports::giop::{AsyncClient, AsyncServer, AsyncServerHandle};
+    pub use transports::giop::{
+        AsyncClient, AsyncServer, AsyncServerHandle, BoxError, Request, Response, Service,
+        DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
+    };
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::giop::{Call, CallError, Client, Servant, Server, ServerHandle};

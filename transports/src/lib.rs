@@ -26,6 +26,10 @@ mod io_util;
 #[cfg(feature = "ndr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr;
+#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
+mod reply_writer;
 #[cfg(feature = "xdr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc;
+#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
+mod service;

@@ -14,8 +14,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio_util::codec::Decoder;
 use wire_iiop::giop::{
-    encode_message, CancelRequestHeader, Ior, Message, MessageKind, RequestHeader, ServiceContext,
-    TargetAddress, Version, RESPONSE_EXPECTED,
+    encode_message, CancelRequestHeader, Ior, LocateRequestHeader, LocateStatus, Message,
+    MessageKind, RequestHeader, ServiceContext, SystemException, TargetAddress, Version,
+    RESPONSE_EXPECTED,
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
@@ -32,7 +33,9 @@ const READ_CHUNK: usize = 8 * 1024;
 /// the replies, in whatever order they come, to the calls awaiting them, so many calls can be
 /// in flight at once.
 ///
-/// Like the blocking [`Client`](super::Client), it speaks the GIOP version of the object's
+/// [`locate`](AsyncClient::locate) asks the server whether it has the object
+/// (`LocateRequest`). Like the blocking [`Client`](super::Client), it speaks the GIOP
+/// version of the object's
 /// IIOP profile (at most 1.2), announces its code sets (UTF-8) once per connection (1.1+),
 /// sends requests in the byte order of [`set_byte_order`](AsyncClient::set_byte_order)
 /// (the host's by default), turns user and system exceptions into [`CallError`]s and
@@ -324,7 +327,7 @@ impl AsyncClient {
         let mut forwards = 0;
         let mut reconnected = false;
         loop {
-            let reply = match self.exchange(operation, args).await? {
+            let reply = match self.request(operation, args).await? {
                 Ok(reply) => reply,
                 // CloseConnection promises the request was not processed: once more, on a
                 // new connection (as the blocking client does).
@@ -358,12 +361,115 @@ impl AsyncClient {
         self.inner.target.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends one request and awaits its reply (a whole GIOP `Reply` message), or learns why
-    /// the connection ended first.
-    async fn exchange<Args: Encode + ?Sized>(
+    /// Asks the server whether it has the object (GIOP `LocateRequest`), without calling
+    /// it: [`LocateStatus::ObjectHere`] or [`LocateStatus::UnknownObject`]. On
+    /// `ObjectForward` (or `ObjectForwardPerm`) the client is retargeted to the object
+    /// reference of the reply, as a `LOCATION_FORWARD` reply does, and the status returned;
+    /// a system exception (GIOP 1.2's `LocSystemException`) is the `Err`.
+    ///
+    /// ```
+    /// use transports::giop::{AsyncClient, AsyncServer, Call};
+    /// use wire_iiop::giop::LocateStatus;
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_io().build()?;
+    /// rt.block_on(async {
+    ///     let mut server = AsyncServer::bind("127.0.0.1:0").await?;
+    ///     server.add("Here", |call: &mut Call<'_>| call.reply(&()));
+    ///     let server = server.spawn()?;
+    ///     let here = AsyncClient::connect(&server.ior("IDL:X:1.0", b"Here")).await?;
+    ///     assert_eq!(here.locate().await?, LocateStatus::ObjectHere);
+    ///     let gone = AsyncClient::connect(&server.ior("IDL:X:1.0", b"Gone")).await?;
+    ///     assert_eq!(gone.locate().await?, LocateStatus::UnknownObject);
+    ///     server.shutdown().await;
+    ///     Ok::<(), Box<dyn std::error::Error>>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn locate(&self) -> Result<LocateStatus, CallError> {
+        let reply = match self
+            .exchange(|id, version, order, key, _| {
+                let head = LocateRequestHeader {
+                    request_id: id,
+                    target: TargetAddress::Key(key),
+                };
+                let mut msg = Vec::new();
+                encode_message(&mut msg, version, order, &head, &())?;
+                Ok((msg, false))
+            })
+            .await?
+        {
+            Ok(reply) => reply,
+            Err(why) => return Err(why.error()),
+        };
+        let msg = Message::parse(&reply).map_err(|e| {
+            CallError::Protocol(format!("the locate reply's headers do not parse: {e}"))
+        })?;
+        let MessageKind::LocateReply(head) = &msg.kind else {
+            return Err(CallError::Protocol(
+                "a locate request was answered with a Reply".into(),
+            ));
+        };
+        match head.status {
+            LocateStatus::ObjectForward | LocateStatus::ObjectForwardPerm => {
+                self.retarget(&msg.body().decode::<Ior>()?)?;
+            }
+            LocateStatus::LocSystemException => {
+                let e: SystemException = msg.body().decode()?;
+                return Err(CallError::SystemException {
+                    repository_id: e.repository_id,
+                    minor: e.minor,
+                    completed: e.completed,
+                });
+            }
+            LocateStatus::LocNeedsAddressingMode => {
+                return Err(CallError::Protocol(
+                    "the server wants another addressing mode".into(),
+                ))
+            }
+            LocateStatus::UnknownObject | LocateStatus::ObjectHere => {}
+        }
+        Ok(head.status)
+    }
+
+    /// Sends a request of `operation` with `args` and awaits its reply.
+    async fn request<Args: Encode + ?Sized>(
         &self,
         operation: &str,
         args: &Args,
+    ) -> Result<Result<Bytes, Closed>, CallError> {
+        self.exchange(|id, version, order, key, code_sets| {
+            let head = RequestHeader {
+                request_id: id,
+                response_flags: RESPONSE_EXPECTED,
+                target: TargetAddress::Key(key),
+                operation: operation.as_bytes(),
+                service_contexts: if code_sets {
+                    vec![ServiceContext::code_sets_utf8()]
+                } else {
+                    Vec::new()
+                },
+                principal: &[],
+            };
+            let mut msg = Vec::new();
+            encode_message(&mut msg, version, order, &head, args)?;
+            Ok((msg, code_sets))
+        })
+        .await
+    }
+
+    /// Sends one message that `encode` makes (given the request id, the version, the byte
+    /// order, the object key and whether the code sets are still to be announced; it says
+    /// whether it announced them) and awaits its reply (a whole `Reply` or `LocateReply`
+    /// message), or learns why the connection ended first.
+    async fn exchange(
+        &self,
+        encode: impl FnOnce(
+            u32,
+            Version,
+            ByteOrder,
+            &[u8],
+            bool,
+        ) -> Result<(Vec<u8>, bool), marshal_core::Error>,
     ) -> Result<Result<Bytes, Closed>, CallError> {
         let mut retried = false;
         let (conn, key, (id, reply)) = loop {
@@ -385,20 +491,7 @@ impl AsyncClient {
             sent: false,
         };
         let code_sets = version >= Version::V1_1 && !conn.code_sets_queued.load(Ordering::Acquire);
-        let head = RequestHeader {
-            request_id: id,
-            response_flags: RESPONSE_EXPECTED,
-            target: TargetAddress::Key(&key),
-            operation: operation.as_bytes(),
-            service_contexts: if code_sets {
-                vec![ServiceContext::code_sets_utf8()]
-            } else {
-                Vec::new()
-            },
-            principal: &[],
-        };
-        let mut msg = Vec::new();
-        encode_message(&mut msg, version, order, &head, args)?;
+        let (msg, announced) = encode(id, version, order, &key, code_sets)?;
         if conn.out.send(msg.into()).is_err() {
             // The writer ended: the connection failed, and `close` says why.
             let why = conn.calls.lock().closed.clone();
@@ -408,7 +501,7 @@ impl AsyncClient {
             ));
         }
         pending.sent = true;
-        if code_sets {
+        if announced {
             // Every request queued before this flag is seen carried the context too.
             conn.code_sets_queued.store(true, Ordering::Release);
         }
@@ -500,6 +593,7 @@ fn route(calls: &Calls, msg: Bytes) -> Result<(), Closed> {
     let id = match Message::parse(&msg) {
         Ok(m) => match m.kind {
             MessageKind::Reply(h) => h.request_id,
+            MessageKind::LocateReply(h) => h.request_id,
             MessageKind::CloseConnection => return Err(Closed::ByServer),
             MessageKind::MessageError => {
                 return Err(Closed::Protocol("the server answered MessageError".into()))

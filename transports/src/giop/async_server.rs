@@ -1,44 +1,61 @@
-//! The async GIOP server: a task accepts connections and a task serves each one, with the
-//! blocking server's dispatch.
+//! The async GIOP server: a task accepts connections and a task serves each one. Requests
+//! to a `tower` service run together (the first poll on the connection's task, a task of
+//! their own if that does not complete them), their replies sent by the connection's writer
+//! task as they complete; requests to a blocking servant go through the blocking server's
+//! dispatch, on the connection's task.
 
 use std::collections::HashMap;
 use std::future::{poll_fn, Future};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
+use std::time::Duration;
 
-use bytes::BytesMut;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::{Bytes, BytesMut};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
-use tokio::sync::watch;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_util::codec::Decoder;
+use tower_service::Service;
 use wire_iiop::giop::{
-    encode_message, CloseConnection, Ior, Message, MessageError, Version, DEFAULT_MAX_FRAGMENTS,
-    DEFAULT_MAX_MESSAGE,
+    encode_message, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
+    MessageError, MessageKind, Version, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_MESSAGE,
 };
 use wire_iiop::ByteOrder;
 
-use super::server::{handle_message, Handled, Objects, Out, DEFAULT_MAX_CONNECTIONS};
-use super::Servant;
+use super::server::{handle_message, object_key, Handled, Objects, Out, DEFAULT_MAX_CONNECTIONS};
+use super::{Request, Response, Servant};
 use crate::codec::GiopCodec;
+use crate::reply_writer::write_replies;
+use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// Spare room a connection keeps in its buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
 
-/// Answers above this size are not kept in a connection's buffer after they went out.
-const KEEP_OUT: usize = 1 << 20;
+/// Default cap on the requests of one connection served at once.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 
-/// An async GIOP server of objects by key: the same [`Servant`]s and dispatch as the
-/// blocking [`Server`](super::Server), on a tokio runtime. Each connection is a task that
-/// reads whole messages ([`GiopCodec`]: either byte order, fragments reassembled, sizes
-/// capped), serves them one at a time, answers `LocateRequest`, answers garbage with
-/// `MessageError` (and closes), and sends `CloseConnection` at shutdown.
+/// Default time [`AsyncServerHandle::shutdown`] gives requests in flight to finish.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+/// An object served as a service; each connection clones it at its first request.
+type Services = HashMap<Vec<u8>, Mutex<Box<dyn ErasedService<Request, Response>>>>;
+
+/// An async GIOP server of objects by key, on a tokio runtime. Each connection is a task
+/// that reads whole messages ([`GiopCodec`]: either byte order, fragments reassembled, sizes
+/// capped), answers `LocateRequest`, answers garbage with `MessageError` (and closes), and
+/// sends `CloseConnection` at shutdown once the requests in flight are answered.
 ///
-/// A servant runs on the connection's task: it should not block for long (the bench
-/// servants of the tests compute and answer at once).
+/// An object is a `tower` [`Service`] of [`Request`]s ([`add_service`](AsyncServer::add_service);
+/// marshal-build generates one from an IDL interface's async servant trait): a
+/// connection's requests to it are in flight together, up to
+/// [`set_max_in_flight`](AsyncServer::set_max_in_flight), and each reply goes out as its
+/// request completes; a `CancelRequest` drops the request's future. Or it is one of the
+/// blocking [`Server`](super::Server)'s [`Servant`]s ([`add`](AsyncServer::add)), with the
+/// same dispatch, run on the connection's task: it should not block for long.
 ///
 /// ```
 /// use transports::giop::{AsyncClient, AsyncServer, Call};
@@ -63,17 +80,18 @@ const KEEP_OUT: usize = 1 << 20;
 /// ```
 pub struct AsyncServer {
     listener: TcpListener,
-    objects: Objects,
-    max_message: usize,
-    max_connections: usize,
+    servants: Objects,
+    services: Services,
+    caps: Caps,
 }
 
 impl core::fmt::Debug for AsyncServer {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let keys = self.servants.keys().chain(self.services.keys());
         f.debug_struct("AsyncServer")
             .field("listener", &self.listener)
-            .field("objects", &self.objects.keys().collect::<Vec<_>>())
-            .finish()
+            .field("objects", &keys.collect::<Vec<_>>())
+            .finish_non_exhaustive()
     }
 }
 
@@ -82,9 +100,14 @@ impl AsyncServer {
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<AsyncServer> {
         Ok(AsyncServer {
             listener: TcpListener::bind(addr).await?,
-            objects: HashMap::new(),
-            max_message: DEFAULT_MAX_MESSAGE,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
+            servants: HashMap::new(),
+            services: HashMap::new(),
+            caps: Caps {
+                max_message: DEFAULT_MAX_MESSAGE,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+                grace: DEFAULT_GRACE,
+            },
         })
     }
 
@@ -93,21 +116,97 @@ impl AsyncServer {
         self.listener.local_addr()
     }
 
-    /// Serves `servant` under `object_key`.
+    /// Serves the blocking `servant` under `object_key` (replacing what served it before).
+    /// It runs on the task of the connection the request came on.
     pub fn add(&mut self, object_key: impl Into<Vec<u8>>, servant: impl Servant + 'static) {
-        self.objects.insert(object_key.into(), Arc::new(servant));
+        let key = object_key.into();
+        self.services.remove(&key);
+        self.servants.insert(key, Arc::new(servant));
+    }
+
+    /// Serves a `tower` service of [`Request`]s under `object_key` (replacing what served it
+    /// before), such as the `service` function marshal-build generates for an interface's
+    /// async servant trait. Each connection clones `service` at its first request to the
+    /// object, then calls its clone, after `poll_ready`, for each request: many may be in
+    /// flight at once, up to [`set_max_in_flight`](AsyncServer::set_max_in_flight), and a
+    /// `CancelRequest` drops the request's future. A request whose future completes at its
+    /// first poll is answered from the connection's task; one that does not gets a task of
+    /// its own. A service that fails with a [`marshal_core::Error`] (arguments that do not
+    /// decode, [`Request::args`]'s error) is answered with the system exception `MARSHAL`;
+    /// any other error, or a panic, with `UNKNOWN`.
+    ///
+    /// ```
+    /// use std::future::{ready, Ready};
+    /// use std::task::{Context, Poll};
+    /// use transports::giop::{AsyncClient, AsyncServer, Request, Response};
+    /// use transports::giop::Service;
+    ///
+    /// #[derive(Clone)]
+    /// struct Adder;
+    ///
+    /// impl Service<Request> for Adder {
+    ///     type Response = Response;
+    ///     type Error = marshal_core::Error;
+    ///     type Future = Ready<Result<Response, marshal_core::Error>>;
+    ///
+    ///     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+    ///         Poll::Ready(Ok(()))
+    ///     }
+    ///
+    ///     fn call(&mut self, req: Request) -> Self::Future {
+    ///         ready(match req.operation() {
+    ///             b"add" => req.args::<(i32, i32)>().and_then(|(a, b)| req.reply(&a.wrapping_add(b))),
+    ///             _ => Ok(req.bad_operation()),
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// rt.block_on(async {
+    ///     let mut server = AsyncServer::bind("127.0.0.1:0").await?;
+    ///     server.add_service("Adder", Adder);
+    ///     let server = server.spawn()?;
+    ///     let client = AsyncClient::connect(&server.ior("IDL:Adder:1.0", b"Adder")).await?;
+    ///     assert_eq!(client.invoke::<(i32, i32), i32>("add", &(2, 3)).await?, 5);
+    ///     server.shutdown().await;
+    ///     Ok::<(), Box<dyn std::error::Error>>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_service<S>(&mut self, object_key: impl Into<Vec<u8>>, service: S)
+    where
+        S: Service<Request, Response = Response> + Clone + Send + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let key = object_key.into();
+        self.servants.remove(&key);
+        self.services.insert(key, Mutex::new(Box::new(service)));
     }
 
     /// Caps the size of a request (reassembled), 256 MiB by default.
     pub fn set_max_message(&mut self, max: usize) {
-        self.max_message = max;
+        self.caps.max_message = max;
     }
 
     /// Caps the connections served at once (`DEFAULT_MAX_CONNECTIONS`, 1024, by default):
     /// each holds buffers, so a peer opening connections without end cannot exhaust memory.
     /// A connection beyond the cap is closed at once (clients retry later).
     pub fn set_max_connections(&mut self, max: usize) {
-        self.max_connections = max;
+        self.caps.max_connections = max;
+    }
+
+    /// Caps the requests of one connection served at once ([`DEFAULT_MAX_IN_FLIGHT`] at
+    /// first): beyond it, no more is read until one completes.
+    pub fn set_max_in_flight(&mut self, max: usize) {
+        self.caps.max_in_flight = max.clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
+    }
+
+    /// How long [`AsyncServerHandle::shutdown`] lets requests in flight finish before it
+    /// drops them and sends `CloseConnection` ([`DEFAULT_GRACE`] at first; a client resends
+    /// a request that `CloseConnection` left unanswered).
+    pub fn set_grace_period(&mut self, grace: Duration) {
+        self.caps.grace = grace;
     }
 
     /// Starts serving on the current tokio runtime: a task accepts connections and a task
@@ -115,22 +214,25 @@ impl AsyncServer {
     pub fn spawn(self) -> io::Result<AsyncServerHandle> {
         let addr = self.listener.local_addr()?;
         let (stop, stopped) = watch::channel(false);
-        let objects = Arc::new(self.objects);
-        let acceptor = tokio::spawn(accept_loop(
-            self.listener,
-            objects,
-            Caps {
-                max_message: self.max_message,
-                max_connections: self.max_connections,
-            },
-            stopped,
-        ));
+        let ctx = Arc::new(Ctx {
+            servants: self.servants,
+            services: self.services,
+            caps: self.caps,
+        });
+        let acceptor = tokio::spawn(accept_loop(self.listener, ctx, stopped));
         Ok(AsyncServerHandle {
             addr,
             stop,
             acceptor: Some(acceptor),
         })
     }
+}
+
+/// What every connection of a server shares.
+struct Ctx {
+    servants: Objects,
+    services: Services,
+    caps: Caps,
 }
 
 /// A running [`AsyncServer`]; [`shutdown`](AsyncServerHandle::shutdown) stops it (dropping
@@ -158,10 +260,11 @@ impl AsyncServerHandle {
         )
     }
 
-    /// Stops accepting, tells every connected client `CloseConnection` (after the request
-    /// it is serving, if any), and waits for the connections' tasks to end. As with the
-    /// blocking server, a connection whose client stopped reading while a reply was going
-    /// out holds the shutdown until the client reads or the connection fails.
+    /// Stops accepting, lets the requests in flight finish within the grace period (then
+    /// drops them), tells every connected client `CloseConnection`, and waits for the
+    /// connections' tasks to end. As with the blocking server, a connection whose client
+    /// stopped reading while a reply was going out holds the shutdown until the client
+    /// reads or the connection fails.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         if let Some(acceptor) = self.acceptor.take() {
@@ -198,28 +301,20 @@ async fn or_stop<F: Future>(stop: &mut watch::Receiver<bool>, f: F) -> Option<F:
 struct Caps {
     max_message: usize,
     max_connections: usize,
+    max_in_flight: usize,
+    grace: Duration,
 }
 
-async fn accept_loop(
-    listener: TcpListener,
-    objects: Arc<Objects>,
-    caps: Caps,
-    mut stop: watch::Receiver<bool>,
-) {
+async fn accept_loop(listener: TcpListener, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
     let mut conns = JoinSet::new();
     while let Some(accepted) = or_stop(&mut stop, listener.accept()).await {
         // Forget the connections that ended.
         while conns.try_join_next().is_some() {}
         match accepted {
             // Dropping the stream closes it.
-            Ok(_) if conns.len() >= caps.max_connections => {}
+            Ok(_) if conns.len() >= ctx.caps.max_connections => {}
             Ok((stream, _)) => {
-                conns.spawn(serve(
-                    stream,
-                    Arc::clone(&objects),
-                    caps.max_message,
-                    stop.clone(),
-                ));
+                conns.spawn(serve(stream, Arc::clone(&ctx), stop.clone()));
             }
             // Out of descriptors, say: let the connections run, then accept again.
             Err(_) => tokio::task::yield_now().await,
@@ -229,69 +324,238 @@ async fn accept_loop(
     while conns.join_next().await.is_some() {}
 }
 
-/// Serves one connection until it closes, the peer breaks the protocol, or the server stops.
-async fn serve(
-    stream: TcpStream,
-    objects: Arc<Objects>,
-    max_message: usize,
-    mut stop: watch::Receiver<bool>,
-) {
-    let _ = stream.set_nodelay(true);
-    let (mut rd, mut wr) = stream.into_split();
-    let mut codec = GiopCodec::with_caps(max_message, DEFAULT_MAX_FRAGMENTS);
-    let mut buf = BytesMut::new();
-    let mut out = Vec::new();
-    // What a MessageError or CloseConnection goes out in: the peer's last message's.
-    let mut version = Version::V1_0;
-    let mut order = ByteOrder::Big;
-    loop {
-        let decoded = codec.decode(&mut buf);
-        let handled = match decoded {
-            Ok(Some(ref msg)) => match Message::parse(msg) {
-                Ok(m) => {
-                    version = m.header.version;
-                    order = m.header.order;
-                    handle_message(&objects, &m, Out::Buffer(&mut out))
-                }
-                Err(_) => {
-                    let _ = encode_message(&mut out, version, order, &MessageError::default(), &());
-                    Handled::Stop
-                }
-            },
-            Ok(None) => Handled::Continue,
-            Err(_) => {
-                let _ = encode_message(&mut out, version, order, &MessageError::default(), &());
-                Handled::Stop
-            }
-        };
-        if !out.is_empty() {
-            if wr.write_all(&out).await.is_err() {
-                return;
-            }
-            out.clear();
-            if out.capacity() > KEEP_OUT {
-                out = Vec::new();
-            }
+/// The requests of one connection to services: the connection's clones of the services
+/// (made at the first request to each), the tasks of the requests that did not complete
+/// at once, by request id (for `CancelRequest`), and the permits that bound them.
+struct Requests {
+    ctx: Arc<Ctx>,
+    services: HashMap<Vec<u8>, Box<dyn ErasedService<Request, Response>>>,
+    tasks: JoinSet<u32>,
+    running: HashMap<u32, AbortHandle>,
+    in_flight: Arc<Semaphore>,
+}
+
+impl Requests {
+    fn new(ctx: &Arc<Ctx>) -> Requests {
+        Requests {
+            services: HashMap::new(),
+            tasks: JoinSet::new(),
+            running: HashMap::new(),
+            in_flight: Arc::new(Semaphore::new(ctx.caps.max_in_flight)),
+            ctx: Arc::clone(ctx),
         }
-        if handled == Handled::Stop {
-            break;
-        }
-        if matches!(decoded, Ok(Some(_))) {
-            // The next message may be buffered already.
-            continue;
-        }
-        if buf.capacity() - buf.len() < READ_CHUNK / 2 {
-            buf.reserve(READ_CHUNK);
-        }
-        match or_stop(&mut stop, rd.read_buf(&mut buf)).await {
-            Some(Ok(0) | Err(_)) => return,
-            Some(Ok(_)) => {}
-            None => {
-                let _ = encode_message(&mut out, version, order, &CloseConnection::default(), &());
-                let _ = wr.write_all(&out).await;
-                break;
+    }
+
+    /// Forgets the requests whose tasks have ended.
+    fn reap(&mut self) {
+        while let Some(done) = self.tasks.try_join_next() {
+            if let Ok(request_id) = done {
+                self.running.remove(&request_id);
             }
         }
     }
-    let _ = wr.shutdown().await;
+
+    /// Serves `req` with the service of its object, its reply going to `replies` (with
+    /// `permit` held until it is handed over).
+    async fn serve(
+        &mut self,
+        req: Request,
+        replies: &mpsc::Sender<Vec<u8>>,
+        permit: OwnedSemaphorePermit,
+    ) {
+        self.reap();
+        let key = req.key();
+        let Some(proto) = self.ctx.services.get(&*key) else {
+            return;
+        };
+        if !self.services.contains_key(&*key) {
+            let clone = proto
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone_box();
+            self.services.insert(key.to_vec(), clone);
+        }
+        let Some(service) = self.services.get_mut(&*key) else {
+            return;
+        };
+        let meta = req.meta();
+        // Backpressure: a service not ready holds this connection's reading.
+        if poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
+            return send(replies, meta.system_exception("TRANSIENT", Completion::No)).await;
+        }
+        let Some(mut call) = call_caught(&mut **service, req) else {
+            // A service that panicked may be broken: the next request clones it anew.
+            self.services.remove(&*key);
+            return send(replies, meta.answer(Err("the service panicked".into()))).await;
+        };
+        match poll_fn(|cx| Poll::Ready(poll_caught(&mut call, cx))).await {
+            Poll::Ready(outcome) => send(replies, meta.answer(outcome)).await,
+            Poll::Pending => {
+                let replies = replies.clone();
+                let task = self.tasks.spawn(async move {
+                    let outcome = poll_fn(|cx| poll_caught(&mut call, cx)).await;
+                    send(&replies, meta.answer(outcome)).await;
+                    drop(permit);
+                    meta.request_id
+                });
+                // A client reusing the id of a request still running cancels nothing.
+                self.running.insert(meta.request_id, task);
+            }
+        }
+    }
+
+    /// `CancelRequest`: drops the request's future (no reply is sent).
+    fn cancel(&mut self, request_id: u32) {
+        self.reap();
+        if let Some(task) = self.running.remove(&request_id) {
+            task.abort();
+        }
+    }
+
+    /// Lets the requests in flight finish (within the grace period if `stopping`), then
+    /// drops those still running.
+    async fn finish(mut self, stopping: bool) {
+        let n = self.ctx.caps.max_in_flight as u32;
+        let all = self.in_flight.acquire_many(n);
+        if stopping {
+            let _ = tokio::time::timeout(self.ctx.caps.grace, all).await;
+        } else {
+            let _ = all.await;
+        }
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Hands a reply to the writer (nothing for a oneway request).
+async fn send(replies: &mpsc::Sender<Vec<u8>>, response: Response) {
+    let message = response.into_message();
+    if !message.is_empty() {
+        let _ = replies.send(message).await;
+    }
+}
+
+/// Why a connection's loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The peer closed, or broke the protocol, or the writer ended.
+    Peer,
+    /// The server stops.
+    Stop,
+}
+
+/// What a connection does with a received message.
+enum Action {
+    /// Serve a request to a service.
+    Serve(Request),
+    /// Drop the future of a request to a service.
+    Cancel(u32),
+    /// Send this (if anything), then go on or close.
+    Send(Vec<u8>, Handled),
+}
+
+/// Decides what to do with `msg` (parsed from `message`): requests to services and their
+/// `LocateRequest`s and `CancelRequest`s here, everything else the blocking server's way
+/// (its servants run now, on the connection's task).
+fn act(ctx: &Ctx, message: &Bytes, msg: &Message<'_>) -> Action {
+    let (version, order) = (msg.header.version, msg.header.order);
+    match &msg.kind {
+        MessageKind::Request(h) => {
+            if let Some(key) = object_key(&h.target).filter(|k| ctx.services.contains_key(&**k)) {
+                return Action::Serve(Request::new(message, h, &msg.body(), version, &key));
+            }
+        }
+        MessageKind::LocateRequest(h)
+            if object_key(&h.target).is_some_and(|k| ctx.services.contains_key(&*k)) =>
+        {
+            let head = LocateReplyHeader {
+                request_id: h.request_id,
+                status: LocateStatus::ObjectHere,
+            };
+            let mut out = Vec::new();
+            let _ = encode_message(&mut out, version, order, &head, &());
+            return Action::Send(out, Handled::Continue);
+        }
+        MessageKind::CancelRequest(h) => return Action::Cancel(h.request_id),
+        _ => {}
+    }
+    let mut out = Vec::new();
+    let handled = handle_message(&ctx.servants, msg, Out::Buffer(&mut out));
+    Action::Send(out, handled)
+}
+
+/// Serves one connection until it closes, the peer breaks the protocol, or the server stops.
+async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
+    let _ = stream.set_nodelay(true);
+    let (mut rd, wr) = stream.into_split();
+    let (replies, queue) = mpsc::channel(ctx.caps.max_in_flight + 2);
+    let writer = tokio::spawn(write_replies(wr, queue, None));
+    let mut requests = Requests::new(&ctx);
+    let mut codec = GiopCodec::with_caps(ctx.caps.max_message, DEFAULT_MAX_FRAGMENTS);
+    let mut buf = BytesMut::new();
+    // What a MessageError or CloseConnection goes out in: the peer's last message's.
+    let mut version = Version::V1_0;
+    let mut order = ByteOrder::Big;
+    let end = loop {
+        let message = match codec.decode(&mut buf) {
+            Ok(Some(message)) => message,
+            Ok(None) => {
+                if buf.capacity() - buf.len() < READ_CHUNK / 2 {
+                    buf.reserve(READ_CHUNK);
+                }
+                match or_stop(&mut stop, rd.read_buf(&mut buf)).await {
+                    Some(Ok(0) | Err(_)) => break End::Peer,
+                    Some(Ok(_)) => continue,
+                    None => break End::Stop,
+                }
+            }
+            Err(_) => {
+                let mut out = Vec::new();
+                let _ = encode_message(&mut out, version, order, &MessageError::default(), &());
+                let _ = replies.send(out).await;
+                break End::Peer;
+            }
+        };
+        // `Message` borrows a non-`Sync` refill: it is read before anything is awaited.
+        let action = match Message::parse(&message) {
+            Ok(msg) => {
+                version = msg.header.version;
+                order = msg.header.order;
+                act(&ctx, &message, &msg)
+            }
+            Err(_) => {
+                let mut out = Vec::new();
+                let _ = encode_message(&mut out, version, order, &MessageError::default(), &());
+                Action::Send(out, Handled::Stop)
+            }
+        };
+        match action {
+            Action::Serve(req) => {
+                let permit = Arc::clone(&requests.in_flight).acquire_owned();
+                let Some(Ok(permit)) = or_stop(&mut stop, permit).await else {
+                    break End::Stop;
+                };
+                requests.serve(req, &replies, permit).await;
+            }
+            Action::Cancel(request_id) => requests.cancel(request_id),
+            Action::Send(out, handled) => {
+                if !out.is_empty() && replies.send(out).await.is_err() {
+                    break End::Peer;
+                }
+                if handled == Handled::Stop {
+                    break End::Peer;
+                }
+            }
+        }
+    };
+    drop(rd);
+    requests.finish(end == End::Stop).await;
+    if end == End::Stop {
+        let mut out = Vec::new();
+        let _ = encode_message(&mut out, version, order, &CloseConnection::default(), &());
+        let _ = replies.send(out).await;
+    }
+    drop(replies);
+    // The writer sends what is queued, then shuts the socket down.
+    let _ = writer.await;
 }

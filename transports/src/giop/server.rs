@@ -373,7 +373,7 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 /// The object key a target names.
-fn object_key<'t>(target: &'t TargetAddress<'t>) -> Option<std::borrow::Cow<'t, [u8]>> {
+pub(crate) fn object_key<'t>(target: &'t TargetAddress<'t>) -> Option<std::borrow::Cow<'t, [u8]>> {
     match target {
         TargetAddress::Key(k) => Some(std::borrow::Cow::Borrowed(k)),
         _ => {

@@ -10,15 +10,13 @@
 use std::future::{poll_fn, Future};
 use std::io;
 use std::net::SocketAddr;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{JoinHandle, JoinSet};
@@ -27,22 +25,20 @@ use tower_service::Service;
 use wire_xdr::rpc::{Message, DEFAULT_MAX_RECORD};
 
 use super::server::{add_program, admit, serve_call, Admission, ReplyTo};
-use super::service::{answer, refusal, BoxError, BoxFuture, ErasedService};
+use super::service::{answer, refusal};
 use super::{
     rpcbind, Program, Protocol, Request, Response, RpcError, DEFAULT_MAX_CONNECTIONS, MAX_DATAGRAM,
 };
 use crate::codec::RecordCodec;
-
-/// Replies below this size are gathered into one write; larger ones go out from their own
-/// buffers.
-const GATHER: usize = 64 * 1024;
+use crate::reply_writer::write_replies;
+use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// A program version the async server serves.
 enum Entry {
     /// A blocking program, run on the blocking pool.
     Blocking(Arc<dyn Program>),
     /// A service; each connection clones it at its first call.
-    Service(Mutex<Box<dyn ErasedService>>),
+    Service(Mutex<Box<dyn ErasedService<Request, Response>>>),
 }
 
 /// The largest count of connections or calls in flight (a semaphore's permits, taken all at
@@ -462,7 +458,7 @@ impl Sink {
 struct Calls {
     ctx: Arc<Ctx>,
     protocol: Protocol,
-    services: Vec<Option<Box<dyn ErasedService>>>,
+    services: Vec<Option<Box<dyn ErasedService<Request, Response>>>>,
     tasks: JoinSet<()>,
 }
 
@@ -502,11 +498,11 @@ impl Calls {
             return;
         };
         let (xid, max, protocol) = (header.xid, self.max(), self.protocol);
-        let (entry, index, auth) = match admit(&self.ctx.entries, &header) {
+        let (index, auth) = match admit(&self.ctx.entries, &header) {
             Admission::Refuse(reply) => return sink.send(refusal(&reply)).await,
-            Admission::Serve { entry, index, auth } => (entry, index, auth),
+            Admission::Serve { index, auth } => (index, auth),
         };
-        let service = match entry {
+        let service = match &self.ctx.entries[index].2 {
             Entry::Blocking(imp) => {
                 let (imp, sink) = (Arc::clone(imp), sink.clone());
                 self.tasks.spawn(async move {
@@ -544,7 +540,7 @@ impl Calls {
                 .await;
         }
         let req = Request::new(&message, &header, args, auth, peer, protocol);
-        let Ok(mut call) = catch_unwind(AssertUnwindSafe(|| service.call(req))) else {
+        let Some(mut call) = call_caught(&mut **service, req) else {
             // A service that panicked may be broken: the next call clones it anew.
             self.services[index] = None;
             return sink
@@ -570,14 +566,6 @@ impl Calls {
         drain(in_flight, n, &self.ctx).await;
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
-    }
-}
-
-/// Polls a service's future, answering a panic as an error (`SYSTEM_ERR`).
-fn poll_caught(call: &mut BoxFuture, cx: &mut Context<'_>) -> Poll<Result<Response, BoxError>> {
-    match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
-        Ok(polled) => polled,
-        Err(_) => Poll::Ready(Err("the service panicked".into())),
     }
 }
 
@@ -664,62 +652,6 @@ async fn serve_tcp(
 /// reading its replies, or the socket failed).
 async fn ended(stop: &mut watch::Receiver<bool>, replies: &mpsc::Sender<Vec<u8>>) {
     race(stopped(stop), replies.closed()).await;
-}
-
-/// Sends each reply record, gathering those queued into one write (large ones go out from
-/// their own buffers). A write that makes no progress for `idle` (a peer that sends calls
-/// but reads no replies) ends the writer, and with it the connection.
-async fn write_replies(
-    mut write: OwnedWriteHalf,
-    mut queue: mpsc::Receiver<Vec<u8>>,
-    idle: Option<Duration>,
-) {
-    let mut out = Vec::new();
-    while let Some(reply) = queue.recv().await {
-        let mut next = Some(reply);
-        while let Some(reply) = next.take() {
-            if reply.len() >= GATHER {
-                if !write_all_within(&mut write, &out, idle).await
-                    || !write_all_within(&mut write, &reply, idle).await
-                {
-                    return;
-                }
-                out.clear();
-            } else {
-                out.extend_from_slice(&reply);
-            }
-            if out.len() < GATHER {
-                next = queue.try_recv().ok();
-            }
-        }
-        if !write_all_within(&mut write, &out, idle).await {
-            return;
-        }
-        out.clear();
-        if out.capacity() > 4 * GATHER {
-            out = Vec::new();
-        }
-    }
-    let _ = write.shutdown().await;
-}
-
-/// Writes all of `buf`, each write making progress within `idle`; `false` if one did not
-/// or the socket failed.
-async fn write_all_within(write: &mut OwnedWriteHalf, buf: &[u8], idle: Option<Duration>) -> bool {
-    let mut pos = 0;
-    while pos < buf.len() {
-        let wrote = match idle {
-            Some(idle) => tokio::time::timeout(idle, write.write(&buf[pos..]))
-                .await
-                .unwrap_or(Ok(0)),
-            None => write.write(&buf[pos..]).await,
-        };
-        match wrote {
-            Ok(n) if n > 0 => pos += n,
-            _ => return false,
-        }
-    }
-    true
 }
 
 async fn serve_udp(socket: Arc<UdpSocket>, ctx: Arc<Ctx>) {

@@ -592,13 +592,9 @@ fn serve_udp(socket: UdpSocket, shared: &Shared) {
 
 /// What the checks every server makes before a program sees a call decide: serve it with
 /// the entry found for its program and version, or answer it at once.
-pub(super) enum Admission<'t, P> {
-    /// Serve it with `entry` (the table's `index`th); the credential checked as `auth`.
-    Serve {
-        entry: &'t P,
-        index: usize,
-        auth: Auth,
-    },
+pub(super) enum Admission {
+    /// Serve it with the table's `index`th entry; the credential checked as `auth`.
+    Serve { index: usize, auth: Auth },
     /// Refuse it with this reply (RPC version, credential, program or version).
     Refuse(ReplyHeader<'static>),
 }
@@ -606,10 +602,7 @@ pub(super) enum Admission<'t, P> {
 /// Checks a call's RPC version and credential, then finds its program version in `table`
 /// (sorted by program and version, as [`add_program`] keeps it): the blocking and the async
 /// servers' one admission.
-pub(super) fn admit<'t, P>(
-    table: &'t [(u32, u32, P)],
-    header: &CallHeader<'_>,
-) -> Admission<'t, P> {
+pub(super) fn admit<P>(table: &[(u32, u32, P)], header: &CallHeader<'_>) -> Admission {
     if header.rpcvers != RPC_VERSION {
         let why = RejectedReply::RpcMismatch {
             low: RPC_VERSION,
@@ -630,11 +623,7 @@ pub(super) fn admit<'t, P>(
     };
     let key = (header.program, header.version);
     match table.binary_search_by_key(&key, |p| (p.0, p.1)) {
-        Ok(i) => Admission::Serve {
-            entry: &table[i].2,
-            index: i,
-            auth,
-        },
+        Ok(index) => Admission::Serve { index, auth },
         Err(_) => {
             let versions = || table.iter().filter(|p| p.0 == header.program).map(|p| p.1);
             let stat = match (versions().min(), versions().max()) {
@@ -659,8 +648,8 @@ pub(super) fn dispatch(
         return false;
     };
     match admit(programs, &header) {
-        Admission::Serve { entry, auth, .. } => {
-            serve_call(&**entry, header, auth, message, args, to, peer)
+        Admission::Serve { index, auth } => {
+            serve_call(&*programs[index].2, header, auth, message, args, to, peer)
         }
         Admission::Refuse(reply) => {
             let mut call = Call::new(header, Auth::None, message, args, to, peer);

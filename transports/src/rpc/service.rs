@@ -8,28 +8,22 @@
 //! before it is written.
 
 use core::fmt;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use marshal_core::writer::append_to_vec;
 use marshal_core::{Error, Reader, DEFAULT_MAX_DEPTH};
-use tower_service::Service;
 use wire_xdr::rpc::{AcceptStat, Auth, AuthStat, CallHeader, OpaqueAuth, ReplyHeader};
 use wire_xdr::{Decode, Encode};
 
 use super::framing::encode_record;
 use super::Protocol;
+pub use crate::service::BoxError;
 
 /// Bytes before a successful reply's results: the record mark (4) and an accepted reply's
 /// header with an AUTH_NONE verifier (xid, `REPLY`, `MSG_ACCEPTED`, the verifier's flavor
 /// and length, `SUCCESS`: 24).
 const HEADROOM: usize = 4 + 24;
-
-/// The error type services return: anything that converts into it.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// One call received by an [`AsyncServer`](super::AsyncServer), owned (so a service's future
 /// is `'static`): the header's fields, the caller's checked credential, and the arguments as
@@ -184,12 +178,6 @@ impl std::error::Error for GarbageArgs {
     }
 }
 
-impl From<GarbageArgs> for Error {
-    fn from(e: GarbageArgs) -> Error {
-        e.0
-    }
-}
-
 /// A service's answer to a [`Request`]: `SUCCESS` with its results (encoded when the
 /// response is made), or a refusal.
 ///
@@ -305,36 +293,6 @@ pub(super) fn refusal(head: &ReplyHeader<'_>) -> Vec<u8> {
     // A reply header alone is at most 32 bytes: far below any cap.
     encode_record(&mut buf, usize::MAX, head).expect("a reply header encodes");
     buf
-}
-
-/// A service's future, type-erased.
-pub(super) type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, BoxError>> + Send>>;
-
-/// A `tower` service of [`Request`]s, type-erased so that one server holds several.
-pub(super) trait ErasedService: Send {
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>>;
-    fn call(&mut self, req: Request) -> BoxFuture;
-    fn clone_box(&self) -> Box<dyn ErasedService>;
-}
-
-impl<S> ErasedService for S
-where
-    S: Service<Request, Response = Response> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send + 'static,
-{
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Service::poll_ready(self, cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, req: Request) -> BoxFuture {
-        let fut = Service::call(self, req);
-        Box::pin(async move { fut.await.map_err(Into::into) })
-    }
-
-    fn clone_box(&self) -> Box<dyn ErasedService> {
-        Box::new(self.clone())
-    }
 }
 
 /// What a service's outcome is answered with: its response, `GARBAGE_ARGS` for arguments
