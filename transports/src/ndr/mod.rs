@@ -9,6 +9,8 @@
 //!   gives. Nothing in a message names where to fetch from, so a peer can never make a
 //!   receiver connect to an address of its choosing.
 
+mod connected;
+mod format_protocol;
 mod format_server;
 mod stream;
 
