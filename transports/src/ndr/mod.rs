@@ -15,7 +15,10 @@ mod format_server;
 mod stream;
 
 pub use format_server::{FormatClient, FormatServer, FormatServerHandle};
-pub use stream::{NdrReader, NdrWriter, DEFAULT_MAX_FRAME};
+pub use stream::{NdrReader, NdrWriter};
+/// Largest frame an [`NdrReader`], an `AsyncNdrReader` or an `NdrCodec` accepts by default:
+/// 256 MiB.
+pub use wire_ndr::DEFAULT_MAX_FRAME;
 
 /// A marshal error as an `io::Error` (kind `InvalidData`), for the stream APIs.
 pub(crate) fn invalid(e: wire_ndr::Error) -> std::io::Error {

@@ -3,14 +3,11 @@
 use std::io::{self, IoSlice, Read, Write};
 
 use marshal_core::vectored::write_all_vectored;
-use wire_ndr::{frame_len, prepare, Format, Receiver, Record, FRAME_HEAD_LEN};
+use wire_ndr::{frame_len, prepare, Format, Receiver, Record, DEFAULT_MAX_FRAME, FRAME_HEAD_LEN};
 
 use super::connected::{take_frame, SentFormats};
 use super::invalid;
 use crate::io_util::read_into;
-
-/// Largest frame an [`NdrReader`] accepts by default: 256 MiB.
-pub const DEFAULT_MAX_FRAME: usize = 256 << 20;
 
 /// Writes records to a stream, each format description once, before its first record.
 /// Records of padding-free, pointer-free types go out with one vectored write of the header
