@@ -8,12 +8,21 @@
 //!   [`Resolver`](wire_ndr::Resolver) that asks one server, whose address the application
 //!   gives. Nothing in a message names where to fetch from, so a peer can never make a
 //!   receiver connect to an address of its choosing.
+//!
+//! With feature `tokio`, the same on a tokio runtime, with the same bytes on the wire (each
+//! side talks to the other): `AsyncNdrWriter` and `AsyncNdrReader` (frames cut by
+//! `codec::NdrCodec`).
 
+#[cfg(feature = "tokio")]
+mod async_stream;
 mod connected;
 mod format_protocol;
 mod format_server;
 mod stream;
 
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_stream::{AsyncNdrReader, AsyncNdrWriter};
 pub use format_server::{FormatClient, FormatServer, FormatServerHandle};
 pub use stream::{NdrReader, NdrWriter};
 /// Largest frame an [`NdrReader`], an `AsyncNdrReader` or an `NdrCodec` accepts by default:
