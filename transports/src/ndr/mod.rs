@@ -10,9 +10,22 @@
 //!   receiver connect to an address of its choosing.
 //!
 //! With feature `tokio`, the same on a tokio runtime, with the same bytes on the wire (each
-//! side talks to the other): `AsyncNdrWriter` and `AsyncNdrReader` (frames cut by
-//! `codec::NdrCodec`).
+//! side talks to the other): [`AsyncNdrWriter`] and [`AsyncNdrReader`] (frames cut by
+//! [`NdrCodec`](crate::codec::NdrCodec)), [`AsyncFormatServer`] and [`AsyncFormatClient`].
+//!
+//! The async client is not a `Resolver`. That trait is synchronous (`resolve(&mut self,
+//! id)`, called by a [`Receiver`](wire_ndr::Receiver) in the middle of a decode), and an
+//! async client cannot answer it without blocking the runtime's thread (on a current-thread
+//! runtime, without stalling every other task). So it resolves *before* decoding instead:
+//! [`AsyncFormatClient::resolve`] is an `async fn` that returns the format,
+//! [`resolve_into`](AsyncFormatClient::resolve_into) registers it with a `Receiver` that lacks
+//! it, and [`resolve_into_cache`](AsyncFormatClient::resolve_into_cache) puts it into a
+//! `FormatCache`, itself a `Resolver` that never blocks and can back any number of receivers.
 
+#[cfg(feature = "tokio")]
+mod async_format_client;
+#[cfg(feature = "tokio")]
+mod async_format_server;
 #[cfg(feature = "tokio")]
 mod async_stream;
 mod connected;
@@ -20,6 +33,12 @@ mod format_protocol;
 mod format_server;
 mod stream;
 
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_format_client::AsyncFormatClient;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_format_server::{AsyncFormatServer, AsyncFormatServerHandle};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use async_stream::{AsyncNdrReader, AsyncNdrWriter};
