@@ -3,6 +3,7 @@
 //! silent servers, the async server's caps, and its shutdown.
 
 use std::io::{ErrorKind, Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -167,12 +168,20 @@ fn concurrent_requests_share_one_client() {
     });
 }
 
-/// A format server that answers each request 300 ms late, from [`all`].
-async fn late_server() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+/// A format server that answers each request 300 ms late, from [`all`]; it counts the
+/// connections it accepted.
+async fn late_server() -> (
+    std::net::SocketAddr,
+    Arc<AtomicUsize>,
+    tokio::task::JoinHandle<()>,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
     let task = tokio::spawn(async move {
         while let Ok((mut conn, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(async move {
                 let mut req = [0u8; 20];
                 while conn.read_exact(&mut req).await.is_ok() {
@@ -186,13 +195,13 @@ async fn late_server() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
             });
         }
     });
-    (addr, task)
+    (addr, accepted, task)
 }
 
 #[test]
 fn a_request_dropped_mid_way_leaves_no_answer_behind() {
     block_on(async {
-        let (addr, server) = late_server().await;
+        let (addr, accepted, server) = late_server().await;
         let client = AsyncFormatClient::new(addr);
         let [a, b, _] = all();
         // Sent, then dropped before its answer came (as by a timeout around it).
@@ -202,6 +211,7 @@ fn a_request_dropped_mid_way_leaves_no_answer_behind() {
         assert_eq!(client.resolve(b.id()).await.unwrap(), Some(b.clone()));
         // The connection of a request that went well is kept and reused.
         assert_eq!(client.resolve(a.id()).await.unwrap(), Some(a));
+        assert_eq!(accepted.load(Ordering::SeqCst), 2);
         server.abort();
     });
 }
@@ -209,7 +219,7 @@ fn a_request_dropped_mid_way_leaves_no_answer_behind() {
 #[test]
 fn a_silent_server_times_out() {
     block_on(async {
-        let (addr, server) = late_server().await;
+        let (addr, _, server) = late_server().await;
         let mut client = AsyncFormatClient::new(addr);
         client.set_timeout(Duration::from_millis(100));
         let start = Instant::now();
