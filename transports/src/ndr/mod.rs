@@ -15,8 +15,9 @@
 //!
 //! The async client is not a `Resolver`. That trait is synchronous (`resolve(&mut self,
 //! id)`, called by a [`Receiver`](wire_ndr::Receiver) in the middle of a decode), and an
-//! async client cannot answer it without blocking the runtime's thread (on a current-thread
-//! runtime, without stalling every other task). So it resolves *before* decoding instead:
+//! async client could answer it only by blocking the thread it runs on, which stalls the
+//! other tasks of that runtime worker (all of them, on a current-thread runtime; and
+//! `Handle::block_on` panics there). So it resolves *before* decoding instead:
 //! [`AsyncFormatClient::resolve`] is an `async fn` that returns the format,
 //! [`resolve_into`](AsyncFormatClient::resolve_into) registers it with a `Receiver` that lacks
 //! it, and [`resolve_into_cache`](AsyncFormatClient::resolve_into_cache) puts it into a
