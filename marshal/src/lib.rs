@@ -41,7 +41,7 @@
 //! | `ndr` | `ndr`: native formats, format ids, messages, `Receiver`, dynamic records |
 //! | `jit` | Cranelift-compiled NDR conversions and tiering |
 //! | `transports` | blocking TCP/UDP clients and servers for ONC RPC and GIOP, NDR streams and the format server |
-//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` (programs as `tower` services of `rpc::Request`s); with `iiop`, `giop::{AsyncClient, AsyncServer}` (objects as `tower` services of `giop::Request`s) |
+//! | `tokio` | `tokio_util` codecs for each enabled format's framing: `rpc::{RecordCodec, DatagramCodec}`, `giop::GiopCodec`, `ndr::NdrCodec`, and their `CodecError`; the async ONC RPC `rpc::{AsyncClient, AsyncServer}` (programs as `tower` services of `rpc::Request`s); with `iiop`, `giop::{AsyncClient, AsyncServer}` (objects as `tower` services of `giop::Request`s); with `ndr`, the async NDR streams `ndr::{AsyncNdrWriter, AsyncNdrReader}` and format service `ndr::{AsyncFormatServer, AsyncFormatClient}` |
 //!
 //! ## The derive
 //!
@@ -354,7 +354,10 @@ pub mod cdr {
 /// [`FormatClient`](ndr::FormatClient).
 ///
 /// With feature `tokio`, `NdrCodec` cuts an async stream into whole frames (for
-/// `tokio_util::codec::Framed`) to give to [`parse_frame`](ndr::parse_frame).
+/// `tokio_util::codec::Framed`) to give to [`parse_frame`](ndr::parse_frame);
+/// `AsyncNdrWriter` and `AsyncNdrReader` are the streams on tokio (the same bytes as the
+/// blocking ones), `AsyncFormatServer` serves a `FormatCache` on tokio, and
+/// `AsyncFormatClient` fetches formats for a `Receiver` before it decodes.
 ///
 /// With feature `jit`, conversions are compiled to native code by Cranelift: choose the
 /// [`Engine`](ndr::Engine) with [`Receiver::with_engine`](ndr::Receiver::with_engine) (the
@@ -366,6 +369,12 @@ pub mod ndr {
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     pub use transports::codec::{CodecError, NdrCodec};
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    pub use transports::ndr::{
+        AsyncFormatClient, AsyncFormatServer, AsyncFormatServerHandle, AsyncNdrReader,
+        AsyncNdrWriter,
+    };
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::ndr::{

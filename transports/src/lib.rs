@@ -7,7 +7,10 @@
 //! - feature `xdr`: [`rpc`], ONC RPC (RFC 5531) clients and servers over TCP and UDP, and
 //!   an rpcbind client.
 //! - feature `tokio`: [`codec`], `tokio_util` codecs for the framing of each format whose
-//!   feature is on (record marking, datagrams, GIOP, NDR streams).
+//!   feature is on (record marking, datagrams, GIOP, NDR streams), and async transports on
+//!   them: ONC RPC and GIOP clients and servers, and NDR streams and format service
+//!   ([`ndr::AsyncNdrWriter`], [`ndr::AsyncNdrReader`], [`ndr::AsyncFormatServer`],
+//!   [`ndr::AsyncFormatClient`]).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

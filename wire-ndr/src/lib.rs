@@ -59,8 +59,8 @@ pub use format::registry::Record;
 pub use format::resolver::{FormatCache, Resolver};
 pub use message::{
     format_frame, frame_len, message_from_body, parse_frame, parse_message, prepare, to_message,
-    write_message, Frame, Message, Outgoing, FORMAT_MAGIC, FRAME_HEAD_LEN, HEADER_LEN,
-    RECORD_MAGIC,
+    write_message, Frame, Message, Outgoing, DEFAULT_MAX_FRAME, FORMAT_MAGIC, FRAME_HEAD_LEN,
+    HEADER_LEN, RECORD_MAGIC,
 };
 pub use native::{
     as_bytes, from_body, to_body, write_body, ArrayElement, Native, NativeField, NativeRecord,

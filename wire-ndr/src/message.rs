@@ -26,6 +26,9 @@ pub const FRAME_HEAD_LEN: usize = 8;
 pub const RECORD_MAGIC: [u8; 4] = *b"NDRr";
 /// First bytes of a format frame.
 pub const FORMAT_MAGIC: [u8; 4] = *b"NDRf";
+/// Largest frame a stream reader accepts unless told otherwise: 256 MiB. A frame head gives
+/// up to 4 GiB; readers refuse a head above their cap before they reserve anything for it.
+pub const DEFAULT_MAX_FRAME: usize = 256 << 20;
 
 /// `value` as one message: header and body in one buffer. Padding bytes are zero.
 pub fn to_message<T: Record>(value: &T) -> Result<Vec<u8>, Error> {

@@ -2,11 +2,10 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
-use wire_ndr::{frame_len, FRAME_HEAD_LEN};
+use wire_ndr::{frame_len, DEFAULT_MAX_FRAME, FRAME_HEAD_LEN};
 
 use super::error::{too_large, CodecError};
 use super::growth::reserve_for;
-use crate::ndr::DEFAULT_MAX_FRAME;
 
 /// NDR stream framing, as [`NdrWriter`](crate::ndr::NdrWriter) writes and
 /// [`NdrReader`](crate::ndr::NdrReader) reads it: each frame is a format description

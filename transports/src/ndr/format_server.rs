@@ -1,13 +1,5 @@
 //! Non-connected mode: a format server that answers format ids over TCP, and the resolver
-//! that asks it.
-//!
-//! The protocol is one request and one answer at a time on a connection:
-//!
-//! ```text
-//! request:  b"NDRq" id(16)
-//! answer:   a format frame (b"NDRf", u32 BE length, Format::to_bytes)   when known
-//!           b"NDRn" 0x00000008                                          when not
-//! ```
+//! that asks it, on threads. The protocol is in `format_protocol`.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -16,20 +8,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wire_ndr::{
-    format_frame, frame_len, Error, ErrorKind, Format, FormatCache, FormatId, Resolver,
-    FORMAT_MAGIC, FRAME_HEAD_LEN,
-};
+use wire_ndr::{Error, Format, FormatCache, FormatId, Resolver, FRAME_HEAD_LEN};
 
-const REQUEST_MAGIC: [u8; 4] = *b"NDRq";
-const NOT_FOUND: [u8; 8] = *b"NDRn\0\0\0\x08";
-/// Largest description a client accepts: descriptions are small (a few KiB for thousands of
-/// fields), so this only stops a hostile server.
-const MAX_DESCRIPTION: usize = 16 << 20;
-/// Connections a server serves at once.
-const MAX_CONNECTIONS: usize = 64;
-/// A connection idle this long is closed.
-const IDLE: Duration = Duration::from_secs(30);
+use super::format_protocol::{
+    answer, answer_len, answered, request, requested, wrong_format, CLIENT_TIMEOUT, IDLE,
+    MAX_CONNECTIONS, REQUEST_LEN,
+};
 
 /// Serves the formats of a [`FormatCache`] over TCP.
 ///
@@ -153,24 +137,13 @@ fn serve(mut conn: TcpStream, cache: &FormatCache) -> io::Result<()> {
     conn.set_read_timeout(Some(IDLE))?;
     conn.set_nodelay(true)?;
     loop {
-        let mut req = [0u8; 20];
+        let mut req = [0u8; REQUEST_LEN];
         match conn.read_exact(&mut req) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         }
-        if req[..4] != REQUEST_MAGIC {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "not an NDR format request",
-            ));
-        }
-        let mut id = [0u8; 16];
-        id.copy_from_slice(&req[4..]);
-        match cache.get(FormatId::from_bytes(id)) {
-            Some(f) => conn.write_all(&format_frame(&f))?,
-            None => conn.write_all(&NOT_FOUND)?,
-        }
+        conn.write_all(&answer(cache, requested(&req)?))?;
     }
 }
 
@@ -190,7 +163,7 @@ impl FormatClient {
         FormatClient {
             addr,
             conn: None,
-            timeout: Duration::from_secs(5),
+            timeout: CLIENT_TIMEOUT,
         }
     }
 
@@ -210,31 +183,15 @@ impl FormatClient {
                 self.conn.insert(c)
             }
         };
-        let mut req = [0u8; 20];
-        req[..4].copy_from_slice(&REQUEST_MAGIC);
-        req[4..].copy_from_slice(id.as_bytes());
-        conn.write_all(&req)?;
+        conn.write_all(&request(id))?;
         let mut head = [0u8; FRAME_HEAD_LEN];
         conn.read_exact(&mut head)?;
-        if head == NOT_FOUND {
+        let Some(len) = answer_len(&head)? else {
             return Ok(None);
-        }
-        if head[..4] != FORMAT_MAGIC {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the format server answered with something else",
-            ));
-        }
-        let len = frame_len(&head).map_err(super::invalid)?;
-        if len > MAX_DESCRIPTION {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("a format description of {len} bytes is more than {MAX_DESCRIPTION}"),
-            ));
-        }
-        let mut bytes = vec![0u8; len - FRAME_HEAD_LEN];
-        conn.read_exact(&mut bytes)?;
-        Format::from_bytes(&bytes).map(Some).map_err(super::invalid)
+        };
+        let mut description = vec![0u8; len];
+        conn.read_exact(&mut description)?;
+        answered(&description).map(Some)
     }
 }
 
@@ -251,10 +208,7 @@ impl Resolver for FormatClient {
         match answer {
             Ok(Some(f)) if f.id() != id => {
                 self.conn = None;
-                Err(Error::without_offset(ErrorKind::InvalidFormat(format!(
-                    "the format server answered id {id} with format {}",
-                    f.id()
-                ))))
+                Err(wrong_format(id, f.id()))
             }
             Ok(a) => Ok(a),
             Err(e) => {

@@ -1,19 +1,13 @@
 //! Connected mode: NDR record streams that carry their own format descriptions.
 
-use std::collections::HashSet;
 use std::io::{self, IoSlice, Read, Write};
 
 use marshal_core::vectored::write_all_vectored;
-use wire_ndr::{
-    format_frame, frame_len, parse_frame, prepare, Format, FormatId, Frame, Receiver, Record,
-    FRAME_HEAD_LEN,
-};
+use wire_ndr::{frame_len, prepare, Format, Receiver, Record, DEFAULT_MAX_FRAME, FRAME_HEAD_LEN};
 
+use super::connected::{take_frame, SentFormats};
 use super::invalid;
 use crate::io_util::read_into;
-
-/// Largest frame an [`NdrReader`] accepts by default: 256 MiB.
-pub const DEFAULT_MAX_FRAME: usize = 256 << 20;
 
 /// Writes records to a stream, each format description once, before its first record.
 /// Records of padding-free, pointer-free types go out with one vectored write of the header
@@ -40,7 +34,7 @@ pub const DEFAULT_MAX_FRAME: usize = 256 << 20;
 #[derive(Debug)]
 pub struct NdrWriter<W: Write> {
     w: W,
-    sent: HashSet<FormatId>,
+    sent: SentFormats,
 }
 
 impl<W: Write> NdrWriter<W> {
@@ -48,7 +42,7 @@ impl<W: Write> NdrWriter<W> {
     pub fn new(w: W) -> NdrWriter<W> {
         NdrWriter {
             w,
-            sent: HashSet::new(),
+            sent: SentFormats::new(),
         }
     }
 
@@ -56,13 +50,12 @@ impl<W: Write> NdrWriter<W> {
     pub fn send<T: Record>(&mut self, value: &T) -> io::Result<()> {
         let out = prepare(value).map_err(invalid)?;
         let format = T::format();
+        let frame = self.sent.frame_before(format);
         let [h, b] = out.io_slices();
-        if self.sent.contains(&format.id()) {
-            return write_all_vectored(&mut self.w, &mut [h, b]);
-        }
-        let frame = format_frame(format);
-        write_all_vectored(&mut self.w, &mut [IoSlice::new(&frame), h, b])?;
-        self.sent.insert(format.id());
+        // An empty first slice is skipped: no empty iovec reaches the socket.
+        let mut bufs = [IoSlice::new(frame.as_deref().unwrap_or(&[])), h, b];
+        write_all_vectored(&mut self.w, &mut bufs)?;
+        self.sent.sent(format.id());
         Ok(())
     }
 
@@ -70,13 +63,13 @@ impl<W: Write> NdrWriter<W> {
     /// the format if this stream has not carried it yet.
     pub fn send_body(&mut self, format: &Format, body: &[u8]) -> io::Result<()> {
         let msg = wire_ndr::message_from_body(format.id(), body).map_err(invalid)?;
-        let frame = (!self.sent.contains(&format.id())).then(|| format_frame(format));
+        let frame = self.sent.frame_before(format);
         let mut bufs = [
             IoSlice::new(frame.as_deref().unwrap_or(&[])),
             IoSlice::new(&msg),
         ];
         write_all_vectored(&mut self.w, &mut bufs)?;
-        self.sent.insert(format.id());
+        self.sent.sent(format.id());
         Ok(())
     }
 
@@ -168,11 +161,8 @@ impl<R: Read> NdrReader<R> {
                 len - FRAME_HEAD_LEN,
             )?;
             self.len = len;
-            match parse_frame(&self.buf[..len]).map_err(invalid)? {
-                Frame::Format(f) => {
-                    self.receiver.register(f);
-                }
-                Frame::Record(_) => return Ok(Some(&self.buf[..len])),
+            if take_frame(&mut self.receiver, &self.buf[..len])? {
+                return Ok(Some(&self.buf[..len]));
             }
         }
     }
