@@ -22,6 +22,8 @@
 pub mod codec;
 #[cfg(any(feature = "iiop", feature = "xdr"))]
 mod conn_threads;
+#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
+mod gather_writes;
 #[cfg(feature = "iiop")]
 #[cfg_attr(docsrs, doc(cfg(feature = "iiop")))]
 pub mod giop;
@@ -29,8 +31,6 @@ mod io_util;
 #[cfg(feature = "ndr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr;
-#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
-mod reply_writer;
 #[cfg(feature = "xdr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc;

@@ -24,6 +24,7 @@ use super::client::{endpoint, MAX_FORWARDS};
 use super::reply::{outcome, Outcome};
 use super::CallError;
 use crate::codec::GiopCodec;
+use crate::gather_writes::Gather;
 
 /// Spare room the reader keeps in its buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
@@ -618,15 +619,17 @@ fn route(calls: &Calls, msg: Bytes) -> Result<(), Closed> {
     Ok(())
 }
 
-/// The writer task: writes the queued messages in order, until every sender is gone (then
-/// closes the sending side) or the socket fails.
+/// The writer task: writes the queued messages in order (those queued together in one
+/// write), until every sender is gone (then closes the sending side) or the socket fails.
 async fn write_messages(
     mut wr: OwnedWriteHalf,
     mut queue: mpsc::UnboundedReceiver<Bytes>,
     calls: Arc<Calls>,
 ) {
+    let mut gather = Gather::new(None);
     while let Some(msg) = queue.recv().await {
-        if let Err(e) = wr.write_all(&msg).await {
+        let wrote = gather.write(&mut wr, msg, || queue.try_recv().ok());
+        if let Err(e) = wrote.await {
             calls.close(Closed::Transport(e.kind(), e.to_string()));
             return;
         }

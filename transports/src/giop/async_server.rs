@@ -29,7 +29,7 @@ use wire_iiop::ByteOrder;
 use super::server::{handle_message, object_key, Handled, Objects, Out, DEFAULT_MAX_CONNECTIONS};
 use super::{Request, Response, Servant};
 use crate::codec::GiopCodec;
-use crate::reply_writer::write_replies;
+use crate::gather_writes::write_replies;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// Spare room a connection keeps in its buffer before each read.

@@ -30,7 +30,7 @@ use super::{
     rpcbind, Program, Protocol, Request, Response, RpcError, DEFAULT_MAX_CONNECTIONS, MAX_DATAGRAM,
 };
 use crate::codec::RecordCodec;
-use crate::reply_writer::write_replies;
+use crate::gather_writes::write_replies;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// A program version the async server serves.
