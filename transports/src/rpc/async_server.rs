@@ -19,6 +19,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 use tokio_util::codec::{Decoder, Encoder};
 use wire_xdr::rpc::DEFAULT_MAX_RECORD;
 
@@ -177,8 +178,8 @@ impl AsyncServer {
         self.idle_timeout = idle;
     }
 
-    /// How long [`AsyncServerHandle::shutdown`] lets calls in flight finish before it
-    /// closes their connections ([`DEFAULT_GRACE`] at first).
+    /// How long [`AsyncServerHandle::shutdown`] lets calls in flight finish and their replies
+    /// be sent before it closes their connections ([`DEFAULT_GRACE`] at first).
     pub fn set_grace_period(&mut self, grace: Duration) {
         self.grace = grace;
     }
@@ -337,12 +338,17 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
 }
 
-/// Waits for every permit of `in_flight` (every call done); once the server stops, for at
-/// most the grace period.
-async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) {
+/// Waits for every permit of `in_flight` (every call done); once the server stops, only
+/// until the end of the grace period, which it returns.
+async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) -> Option<Instant> {
     let mut stop = ctx.stop.clone();
-    if let Either::Right(()) = race(in_flight.acquire_many(n), stopped(&mut stop)).await {
-        let _ = tokio::time::timeout(ctx.grace, in_flight.acquire_many(n)).await;
+    match race(in_flight.acquire_many(n), stopped(&mut stop)).await {
+        Either::Left(_) => None,
+        Either::Right(()) => {
+            let deadline = Instant::now() + ctx.grace;
+            let _ = tokio::time::timeout_at(deadline, in_flight.acquire_many(n)).await;
+            Some(deadline)
+        }
     }
 }
 
@@ -458,12 +464,21 @@ async fn serve_tcp(
             _ => break,
         }
     }
-    drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
+    let deadline = drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
     drop(replies);
     // The writer ends once every reply queued is sent; a call still running after the
-    // grace period holds a sender, so it is stopped then.
-    let _ = tokio::time::timeout(ctx.grace, &mut writer).await;
-    writer.abort();
+    // grace period holds a sender, so it is stopped then. Once the server has stopped, the
+    // calls and the sending of their replies share one grace period, so the connection is
+    // closed by its end, as `shutdown` counts on.
+    let deadline = deadline.unwrap_or_else(|| Instant::now() + ctx.grace);
+    if tokio::time::timeout_at(deadline, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+        // Returns once the writer is dropped, and with it our half of the socket.
+        let _ = writer.await;
+    }
 }
 
 /// Completes when the server stops or the connection's writer has ended (the peer stopped
@@ -535,5 +550,5 @@ async fn serve_udp(socket: Arc<UdpSocket>, ctx: Arc<Ctx>) {
             drop(permit);
         });
     }
-    drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
+    let _ = drain(&in_flight, ctx.max_in_flight as u32, &ctx).await;
 }
