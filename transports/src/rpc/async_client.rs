@@ -31,6 +31,10 @@ use crate::codec::RecordCodec;
 
 /// Records queued for the writer task before callers wait for room.
 const WRITE_QUEUE: usize = 256;
+/// The read buffer of a connection, once it has held a reply larger than this, is released
+/// once (nearly) empty rather than kept, at up to twice the largest reply, for the life of
+/// the connection.
+const BUFFER_KEEP: usize = 64 * 1024;
 
 /// An async client of one program version on one server: a cheap [`Clone`] handle (every
 /// clone shares the connection, its settings and its calls in flight) that is `Send + Sync`.
@@ -497,9 +501,12 @@ async fn write_records(
 async fn read_records(mut read: OwnedReadHalf, pending: Arc<Pending>) {
     let mut codec = RecordCodec::new();
     let mut buf = BytesMut::with_capacity(64 * 1024);
+    // Whether `buf` grew for a reply larger than `BUFFER_KEEP`.
+    let mut grown = false;
     let (kind, why) = loop {
         match codec.decode(&mut buf) {
             Ok(Some(record)) => {
+                grown |= record.len() > BUFFER_KEEP;
                 pending.route(record);
                 continue;
             }
@@ -510,6 +517,13 @@ async fn read_records(mut read: OwnedReadHalf, pending: Arc<Pending>) {
                     format!("the server's reply stream broke its framing: {e}"),
                 )
             }
+        }
+        if grown && buf.len() <= 4096 {
+            // What is left (part of a reply, at the same offsets for the codec) moves to a
+            // buffer of its own; a reply cut from the old one keeps its memory until its
+            // call is done with it.
+            buf = BytesMut::from(&buf[..]);
+            grown = false;
         }
         if buf.capacity() - buf.len() < 4096 {
             buf.reserve(64 * 1024);

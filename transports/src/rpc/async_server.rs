@@ -35,6 +35,11 @@ const MAX_PERMITS: usize = if Semaphore::MAX_PERMITS < u32::MAX as usize {
     u32::MAX as usize
 };
 
+/// A connection's read buffer that held a record larger than this, or its write buffer once
+/// grown past twice this, is released once (nearly) empty rather than kept, at up to twice
+/// the largest message, for the life of the connection.
+const BUFFER_KEEP: usize = 64 * 1024;
+
 /// Default cap on the calls of one TCP connection (or of the UDP socket) served at once.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// Default time [`AsyncServerHandle::shutdown`] gives calls in flight to finish.
@@ -422,10 +427,13 @@ async fn serve_tcp(
     let in_flight = Arc::new(Semaphore::new(ctx.max_in_flight));
     let mut codec = RecordCodec::new().max_record(ctx.max_record);
     let mut buf = BytesMut::new();
+    // Whether `buf` grew for a record larger than `BUFFER_KEEP`.
+    let mut grown = false;
     let mut stop = ctx.stop.clone();
     loop {
         match codec.decode(&mut buf) {
             Ok(Some(record)) => {
+                grown |= record.len() > BUFFER_KEEP;
                 let permit = match race(
                     Arc::clone(&in_flight).acquire_owned(),
                     ended(&mut stop, &replies),
@@ -447,6 +455,13 @@ async fn serve_tcp(
             Ok(None) => {}
             // Framing lost, or a record over the cap: close.
             Err(_) => break,
+        }
+        if grown && buf.len() <= 4096 {
+            // What is left (part of a record, at the same offsets for the codec) moves to a
+            // buffer of its own; the records cut from the old one keep its memory until their
+            // calls are done.
+            buf = BytesMut::from(&buf[..]);
+            grown = false;
         }
         if buf.capacity() - buf.len() < 4096 {
             buf.reserve(16 * 1024);
@@ -522,6 +537,9 @@ async fn write_replies(
             }
         }
         out.clear();
+        if out.capacity() > 2 * BUFFER_KEEP {
+            out = BytesMut::new();
+        }
     }
     let _ = write.shutdown().await;
 }

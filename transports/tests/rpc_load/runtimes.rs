@@ -59,6 +59,22 @@ impl Runtimes {
     }
 }
 
+/// Waits up to `limit` for `count` to stay the same for 300 ms; its value then, if it did.
+pub fn settled(limit: Duration, mut count: impl FnMut() -> usize) -> Option<usize> {
+    let start = Instant::now();
+    let (mut last, mut since) = (count(), Instant::now());
+    while start.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(10));
+        let now = count();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        } else if since.elapsed() >= Duration::from_millis(300) {
+            return Some(now);
+        }
+    }
+    None
+}
+
 /// Waits up to `limit` for `done` to hold, checking every 10 ms; whether it held.
 pub fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
