@@ -57,6 +57,11 @@ impl Runtimes {
     pub fn server_tasks(&self) -> usize {
         self.server.metrics().num_alive_tasks()
     }
+
+    /// The tasks alive on the clients' runtime.
+    pub fn client_tasks(&self) -> usize {
+        self.client.metrics().num_alive_tasks()
+    }
 }
 
 /// Waits up to `limit` for `count` to stay the same for 300 ms; its value then, if it did.
