@@ -31,6 +31,8 @@ mod io_util;
 #[cfg(feature = "ndr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ndr")))]
 pub mod ndr;
+#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
+mod read_buf;
 #[cfg(feature = "xdr")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xdr")))]
 pub mod rpc;

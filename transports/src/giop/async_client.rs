@@ -6,13 +6,12 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
-use tokio_util::codec::Decoder;
 use wire_iiop::giop::{
     encode_message, CancelRequestHeader, Ior, LocateRequestHeader, LocateStatus, Message,
     MessageKind, RequestHeader, ServiceContext, SystemException, TargetAddress, Version,
@@ -25,6 +24,7 @@ use super::reply::{outcome, Outcome};
 use super::CallError;
 use crate::codec::GiopCodec;
 use crate::gather_writes::Gather;
+use crate::read_buf::ReadBuf;
 
 /// Spare room the reader keeps in its buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
@@ -561,9 +561,9 @@ impl AsyncClient {
 /// The reader task: routes each reply to the call awaiting it, until the connection ends.
 async fn read_replies(mut rd: OwnedReadHalf, calls: Arc<Calls>) {
     let mut codec = GiopCodec::new();
-    let mut buf = BytesMut::new();
+    let mut buf = ReadBuf::new(READ_CHUNK);
     let why = loop {
-        match codec.decode(&mut buf) {
+        match buf.decode(&mut codec) {
             Ok(Some(msg)) => match route(&calls, msg) {
                 Ok(()) => continue,
                 Err(why) => break why,
@@ -571,10 +571,7 @@ async fn read_replies(mut rd: OwnedReadHalf, calls: Arc<Calls>) {
             Ok(None) => {}
             Err(e) => break Closed::Protocol(format!("a message from the server: {e}")),
         }
-        if buf.capacity() - buf.len() < READ_CHUNK / 2 {
-            buf.reserve(READ_CHUNK);
-        }
-        match rd.read_buf(&mut buf).await {
+        match buf.read(&mut rd).await {
             Ok(0) => {
                 break Closed::Transport(
                     io::ErrorKind::UnexpectedEof,

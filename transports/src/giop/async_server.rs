@@ -13,12 +13,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::AsyncReadExt;
+use bytes::Bytes;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinHandle, JoinSet};
-use tokio_util::codec::Decoder;
 use tower_service::Service;
 use wire_iiop::giop::{
     encode_message, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
@@ -30,6 +28,7 @@ use super::server::{handle_message, object_key, Handled, Objects, Out, DEFAULT_M
 use super::{Request, Response, Servant};
 use crate::codec::GiopCodec;
 use crate::gather_writes::write_replies;
+use crate::read_buf::ReadBuf;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// Spare room a connection keeps in its buffer before each read.
@@ -492,23 +491,18 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
     let writer = tokio::spawn(write_replies(wr, queue, None));
     let mut requests = Requests::new(&ctx);
     let mut codec = GiopCodec::with_caps(ctx.caps.max_message, DEFAULT_MAX_FRAGMENTS);
-    let mut buf = BytesMut::new();
+    let mut buf = ReadBuf::new(READ_CHUNK);
     // What a MessageError or CloseConnection goes out in: the peer's last message's.
     let mut version = Version::V1_0;
     let mut order = ByteOrder::Big;
     let end = loop {
-        let message = match codec.decode(&mut buf) {
+        let message = match buf.decode(&mut codec) {
             Ok(Some(message)) => message,
-            Ok(None) => {
-                if buf.capacity() - buf.len() < READ_CHUNK / 2 {
-                    buf.reserve(READ_CHUNK);
-                }
-                match or_stop(&mut stop, rd.read_buf(&mut buf)).await {
-                    Some(Ok(0) | Err(_)) => break End::Peer,
-                    Some(Ok(_)) => continue,
-                    None => break End::Stop,
-                }
-            }
+            Ok(None) => match or_stop(&mut stop, buf.read(&mut rd)).await {
+                Some(Ok(0) | Err(_)) => break End::Peer,
+                Some(Ok(_)) => continue,
+                None => break End::Stop,
+            },
             Err(_) => {
                 let mut out = Vec::new();
                 let _ = encode_message(&mut out, version, order, &MessageError::default(), &());

@@ -14,13 +14,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use bytes::Bytes;
+use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tokio_util::codec::Decoder;
 use wire_xdr::rpc::{Auth, DEFAULT_MAX_RECORD};
 use wire_xdr::{Decode, Encode};
 
@@ -28,6 +27,7 @@ use super::client::{decode_results, finish, results_at, xid_seed, Credential};
 use super::framing::{encode_datagram, encode_record};
 use super::{Protocol, RpcError, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 use crate::codec::RecordCodec;
+use crate::read_buf::ReadBuf;
 
 /// Records queued for the writer task before callers wait for room.
 const WRITE_QUEUE: usize = 256;
@@ -496,9 +496,9 @@ async fn write_records(
 /// stream ends or breaks its framing, which fails every pending call.
 async fn read_records(mut read: OwnedReadHalf, pending: Arc<Pending>) {
     let mut codec = RecordCodec::new();
-    let mut buf = BytesMut::with_capacity(64 * 1024);
+    let mut buf = ReadBuf::new(64 * 1024);
     let (kind, why) = loop {
-        match codec.decode(&mut buf) {
+        match buf.decode(&mut codec) {
             Ok(Some(record)) => {
                 pending.route(record);
                 continue;
@@ -511,10 +511,7 @@ async fn read_records(mut read: OwnedReadHalf, pending: Arc<Pending>) {
                 )
             }
         }
-        if buf.capacity() - buf.len() < 4096 {
-            buf.reserve(64 * 1024);
-        }
-        match read.read_buf(&mut buf).await {
+        match buf.read(&mut read).await {
             Ok(0) => {
                 break (
                     io::ErrorKind::ConnectionAborted,

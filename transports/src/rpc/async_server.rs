@@ -15,12 +15,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::AsyncReadExt;
+use bytes::Bytes;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{JoinHandle, JoinSet};
-use tokio_util::codec::Decoder;
+use tokio::time::Instant;
 use tower_service::Service;
 use wire_xdr::rpc::{Message, DEFAULT_MAX_RECORD};
 
@@ -31,6 +30,7 @@ use super::{
 };
 use crate::codec::RecordCodec;
 use crate::gather_writes::write_replies;
+use crate::read_buf::ReadBuf;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 
 /// A program version the async server serves.
@@ -260,8 +260,8 @@ impl AsyncServer {
         self.idle_timeout = idle;
     }
 
-    /// How long [`AsyncServerHandle::shutdown`] lets calls in flight finish before it
-    /// closes their connections ([`DEFAULT_GRACE`] at first).
+    /// How long [`AsyncServerHandle::shutdown`] lets calls in flight finish and their replies
+    /// be sent before it closes their connections ([`DEFAULT_GRACE`] at first).
     pub fn set_grace_period(&mut self, grace: Duration) {
         self.grace = grace;
     }
@@ -420,12 +420,17 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
 }
 
-/// Waits for every permit of `in_flight` (every call done); once the server stops, for at
-/// most the grace period.
-async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) {
+/// Waits for every permit of `in_flight` (every call done); once the server stops, only
+/// until the end of the grace period, which it returns.
+async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) -> Option<Instant> {
     let mut stop = ctx.stop.clone();
-    if let Either::Right(()) = race(in_flight.acquire_many(n), stopped(&mut stop)).await {
-        let _ = tokio::time::timeout(ctx.grace, in_flight.acquire_many(n)).await;
+    match race(in_flight.acquire_many(n), stopped(&mut stop)).await {
+        Either::Left(_) => None,
+        Either::Right(()) => {
+            let deadline = Instant::now() + ctx.grace;
+            let _ = tokio::time::timeout_at(deadline, in_flight.acquire_many(n)).await;
+            Some(deadline)
+        }
     }
 }
 
@@ -561,11 +566,13 @@ impl Calls {
     }
 
     /// Lets the calls in flight (holders of `in_flight`'s `n` permits) finish, within the
-    /// grace period once the server stops, then stops those still running.
-    async fn finish(mut self, in_flight: &Semaphore, n: u32) {
-        drain(in_flight, n, &self.ctx).await;
+    /// grace period once the server stops (whose end it returns), then stops those still
+    /// running.
+    async fn finish(mut self, in_flight: &Semaphore, n: u32) -> Option<Instant> {
+        let deadline = drain(in_flight, n, &self.ctx).await;
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
+        deadline
     }
 }
 
@@ -604,10 +611,10 @@ async fn serve_tcp(
     let mut calls = Calls::new(&ctx, Protocol::Tcp);
     let sink = Sink::Tcp(replies.clone());
     let mut codec = RecordCodec::new().max_record(ctx.max_record);
-    let mut buf = BytesMut::new();
+    let mut buf = ReadBuf::new(16 * 1024);
     let mut stop = ctx.stop.clone();
     loop {
-        match codec.decode(&mut buf) {
+        match buf.decode(&mut codec) {
             Ok(Some(record)) => {
                 let permit = match race(
                     Arc::clone(&in_flight).acquire_owned(),
@@ -625,15 +632,12 @@ async fn serve_tcp(
             // Framing lost, or a record over the cap: close.
             Err(_) => break,
         }
-        if buf.capacity() - buf.len() < 4096 {
-            buf.reserve(16 * 1024);
-        }
         let read_more = async {
             match ctx.idle_timeout {
-                Some(idle) => tokio::time::timeout(idle, read.read_buf(&mut buf))
+                Some(idle) => tokio::time::timeout(idle, buf.read(&mut read))
                     .await
                     .unwrap_or(Ok(0)),
-                None => read.read_buf(&mut buf).await,
+                None => buf.read(&mut read).await,
             }
         };
         match race(read_more, ended(&mut stop, &replies)).await {
@@ -641,11 +645,20 @@ async fn serve_tcp(
             _ => break,
         }
     }
-    calls.finish(&in_flight, ctx.max_in_flight as u32).await;
+    let deadline = calls.finish(&in_flight, ctx.max_in_flight as u32).await;
     drop((sink, replies));
-    // The writer ends once every reply queued is sent.
-    let _ = tokio::time::timeout(ctx.grace, &mut writer).await;
-    writer.abort();
+    // The writer ends once every reply queued is sent. Once the server has stopped, the
+    // calls and the sending of their replies share one grace period, so the connection is
+    // closed by its end, as `shutdown` counts on.
+    let deadline = deadline.unwrap_or_else(|| Instant::now() + ctx.grace);
+    if tokio::time::timeout_at(deadline, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+        // Returns once the writer is dropped, and with it our half of the socket.
+        let _ = writer.await;
+    }
 }
 
 /// Completes when the server stops or the connection's writer has ended (the peer stopped
@@ -674,5 +687,5 @@ async fn serve_udp(socket: Arc<UdpSocket>, ctx: Arc<Ctx>) {
         let sink = Sink::Udp(Arc::clone(&socket), peer);
         calls.serve(message, peer, &sink, permit).await;
     }
-    calls.finish(&in_flight, ctx.max_in_flight as u32).await;
+    let _ = calls.finish(&in_flight, ctx.max_in_flight as u32).await;
 }

@@ -318,3 +318,57 @@ fn shutdown_stops_a_call_past_the_grace_period() {
         assert!(matches!(e, RpcError::Io(_)), "{e:?}");
     });
 }
+
+#[test]
+fn shutdown_closes_a_peer_that_reads_no_replies_within_the_grace_period() {
+    block_on_workers(2, async {
+        // Longer than a second: the handle's wait is the grace period and one second more.
+        let grace = Duration::from_millis(1500);
+        let server = server_with(|s| {
+            s.set_grace_period(grace);
+            s.set_max_in_flight(2);
+        })
+        .await;
+        let addr = server.tcp_addr().unwrap();
+        // Calls with 64 KiB replies, none read, until the server stops reading: its writer is
+        // stuck on a full socket and the calls in flight wait to queue their replies.
+        let stream = tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_write_timeout(Some(Duration::from_millis(300)))
+                .unwrap();
+            let data = vec![5u8; 64 * 1024];
+            let mut scratch = Vec::new();
+            for i in 0..2000u32 {
+                let call = (&CallHeader::new(i, PROG, VERS, ECHO), data.as_slice());
+                if write_record(&mut s, &mut scratch, 1 << 20, &call).is_err() {
+                    return s;
+                }
+            }
+            panic!("the server read 2000 calls whose replies were not read");
+        })
+        .await
+        .unwrap();
+        let start = Instant::now();
+        server.shutdown().await;
+        let took = start.elapsed();
+        // Closed when `shutdown` returns: the replies sent can be read, then the end of the
+        // stream (or a reset) comes, with nothing more to wait for.
+        let closed = tokio::task::spawn_blocking(move || {
+            let mut s = stream;
+            s.set_nonblocking(true).unwrap();
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                match s.read(&mut buf) {
+                    Ok(0) => return true,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
+                    Err(_) => return true,
+                }
+            }
+        })
+        .await
+        .unwrap();
+        assert!(closed, "the connection was open when shutdown returned");
+        assert!(took < grace + Duration::from_millis(900), "{took:?}");
+    });
+}
