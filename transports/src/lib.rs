@@ -38,3 +38,5 @@ mod read_buf;
 pub mod rpc;
 #[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
 mod service;
+#[cfg(all(feature = "tokio", any(feature = "xdr", feature = "iiop")))]
+mod stop;

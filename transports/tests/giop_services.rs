@@ -339,3 +339,49 @@ fn a_service_that_is_not_ready_is_answered_transient() {
         server.shutdown().await;
     });
 }
+
+#[test]
+fn a_client_that_reads_nothing_holds_shutdown_no_longer_than_the_grace_period() {
+    use std::io::Write;
+    use wire_iiop::giop::{encode_message, RequestHeader, TargetAddress, RESPONSE_EXPECTED};
+    let rt = runtime();
+    rt.block_on(async {
+        let server = serve(Object::default(), Duration::from_millis(500)).await;
+        let addr = server.local_addr();
+        // 64 requests for 256 KiB echoes each, whose replies are never read: the socket's
+        // buffers fill and the writer blocks.
+        let data = vec![1u8; 256 * 1024];
+        let mut wire = Vec::new();
+        for id in 0..64 {
+            let head = RequestHeader {
+                request_id: id,
+                response_flags: RESPONSE_EXPECTED,
+                target: TargetAddress::Key(b"Object"),
+                operation: b"echo",
+                service_contexts: vec![],
+                principal: b"",
+            };
+            encode_message(
+                &mut wire,
+                Version::V1_2,
+                ByteOrder::Big,
+                &head,
+                data.as_slice(),
+            )
+            .unwrap();
+        }
+        let silent = std::thread::spawn(move || {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            // Writes until the server stops reading (its writer is stuck), then holds on.
+            let _ = s.set_write_timeout(Some(Duration::from_secs(2)));
+            let _ = s.write_all(&wire);
+            std::thread::sleep(Duration::from_millis(2500));
+        });
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let start = Instant::now();
+        server.shutdown().await;
+        let took = start.elapsed();
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+        silent.join().unwrap();
+    });
+}

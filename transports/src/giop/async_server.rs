@@ -5,18 +5,19 @@
 //! dispatch, on the connection's task.
 
 use std::collections::HashMap;
-use std::future::{poll_fn, Future};
+use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinHandle, JoinSet};
+use tokio::time::Instant;
 use tower_service::Service;
 use wire_iiop::giop::{
     encode_message, CloseConnection, Completion, Ior, LocateReplyHeader, LocateStatus, Message,
@@ -25,11 +26,13 @@ use wire_iiop::giop::{
 use wire_iiop::ByteOrder;
 
 use super::server::{handle_message, object_key, Handled, Objects, Out, DEFAULT_MAX_CONNECTIONS};
+use super::service::Meta;
 use super::{Request, Response, Servant};
 use crate::codec::GiopCodec;
 use crate::gather_writes::write_replies;
 use crate::read_buf::ReadBuf;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
+use crate::stop::{or_stop, race, stopped, Either};
 
 /// Spare room a connection keeps in its buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
@@ -259,11 +262,10 @@ impl AsyncServerHandle {
         )
     }
 
-    /// Stops accepting, lets the requests in flight finish within the grace period (then
-    /// drops them), tells every connected client `CloseConnection`, and waits for the
-    /// connections' tasks to end. As with the blocking server, a connection whose client
-    /// stopped reading while a reply was going out holds the shutdown until the client
-    /// reads or the connection fails.
+    /// Stops accepting, lets the requests in flight finish and their replies go out within
+    /// the grace period (then drops them), tells every connected client `CloseConnection`,
+    /// and waits for the connections' tasks to end: a client that reads nothing holds the
+    /// shutdown no longer than the grace period.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         if let Some(acceptor) = self.acceptor.take() {
@@ -276,23 +278,6 @@ impl Drop for AsyncServerHandle {
     fn drop(&mut self) {
         let _ = self.stop.send(true);
     }
-}
-
-/// `f`, unless `stop` says to stop first (`None`).
-async fn or_stop<F: Future>(stop: &mut watch::Receiver<bool>, f: F) -> Option<F::Output> {
-    if *stop.borrow() {
-        return None;
-    }
-    let mut f = pin!(f);
-    let mut changed = pin!(stop.changed());
-    poll_fn(|cx| {
-        // Set, or the handle is gone: either way, stop.
-        if changed.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        f.as_mut().poll(cx).map(Some)
-    })
-    .await
 }
 
 /// A server's caps.
@@ -332,11 +317,13 @@ struct Requests {
     tasks: JoinSet<u32>,
     running: HashMap<u32, AbortHandle>,
     in_flight: Arc<Semaphore>,
+    stop: watch::Receiver<bool>,
 }
 
 impl Requests {
-    fn new(ctx: &Arc<Ctx>) -> Requests {
+    fn new(ctx: &Arc<Ctx>, stop: watch::Receiver<bool>) -> Requests {
         Requests {
+            stop,
             services: HashMap::new(),
             tasks: JoinSet::new(),
             running: HashMap::new(),
@@ -378,17 +365,24 @@ impl Requests {
             return;
         };
         let meta = req.meta();
-        // Backpressure: a service not ready holds this connection's reading.
-        if poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
-            return send(replies, meta.system_exception("TRANSIENT", Completion::No)).await;
+        // Backpressure: a service not ready holds this connection's reading (until the
+        // server stops).
+        match or_stop(&mut self.stop, poll_fn(|cx| service.poll_ready(cx))).await {
+            Some(Ok(())) => {}
+            Some(Err(_)) => {
+                let busy = meta.system_exception("TRANSIENT", Completion::No);
+                return self.reply(replies, busy, meta, permit);
+            }
+            None => return,
         }
         let Some(mut call) = call_caught(&mut **service, req) else {
             // A service that panicked may be broken: the next request clones it anew.
             self.services.remove(&*key);
-            return send(replies, meta.answer(Err("the service panicked".into()))).await;
+            let failed = meta.answer(Err("the service panicked".into()));
+            return self.reply(replies, failed, meta, permit);
         };
         match poll_fn(|cx| Poll::Ready(poll_caught(&mut call, cx))).await {
-            Poll::Ready(outcome) => send(replies, meta.answer(outcome)).await,
+            Poll::Ready(outcome) => self.reply(replies, meta.answer(outcome), meta, permit),
             Poll::Pending => {
                 let replies = replies.clone();
                 let task = self.tasks.spawn(async move {
@@ -403,6 +397,30 @@ impl Requests {
         }
     }
 
+    /// Hands `response` to the writer without waiting: if the writer's queue is full (its
+    /// peer is slow to read), a task waits for room, holding `permit`, so the connection's
+    /// loop goes on and sees the server stop.
+    fn reply(
+        &mut self,
+        replies: &mpsc::Sender<Vec<u8>>,
+        response: Response,
+        meta: Meta,
+        permit: OwnedSemaphorePermit,
+    ) {
+        let message = response.into_message();
+        if message.is_empty() {
+            return;
+        }
+        if let Err(TrySendError::Full(message)) = replies.try_send(message) {
+            let replies = replies.clone();
+            self.tasks.spawn(async move {
+                let _ = replies.send(message).await;
+                drop(permit);
+                meta.request_id
+            });
+        }
+    }
+
     /// `CancelRequest`: drops the request's future (no reply is sent).
     fn cancel(&mut self, request_id: u32) {
         self.reap();
@@ -411,18 +429,21 @@ impl Requests {
         }
     }
 
-    /// Lets the requests in flight finish (within the grace period if `stopping`), then
-    /// drops those still running.
-    async fn finish(mut self, stopping: bool) {
+    /// Lets the requests in flight finish; once the server stops, only until the end of
+    /// the grace period, which it returns. Then drops those still running.
+    async fn finish(mut self) -> Option<Instant> {
         let n = self.ctx.caps.max_in_flight as u32;
-        let all = self.in_flight.acquire_many(n);
-        if stopping {
-            let _ = tokio::time::timeout(self.ctx.caps.grace, all).await;
-        } else {
-            let _ = all.await;
-        }
+        let deadline = match or_stop(&mut self.stop, self.in_flight.acquire_many(n)).await {
+            Some(_) => None,
+            None => {
+                let deadline = Instant::now() + self.ctx.caps.grace;
+                let _ = tokio::time::timeout_at(deadline, self.in_flight.acquire_many(n)).await;
+                Some(deadline)
+            }
+        };
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
+        deadline
     }
 }
 
@@ -488,8 +509,8 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
     let _ = stream.set_nodelay(true);
     let (mut rd, wr) = stream.into_split();
     let (replies, queue) = mpsc::channel(ctx.caps.max_in_flight + 2);
-    let writer = tokio::spawn(write_replies(wr, queue, None));
-    let mut requests = Requests::new(&ctx);
+    let mut writer = tokio::spawn(write_replies(wr, queue, None));
+    let mut requests = Requests::new(&ctx, stop.clone());
     let mut codec = GiopCodec::with_caps(ctx.caps.max_message, DEFAULT_MAX_FRAGMENTS);
     let mut buf = ReadBuf::new(READ_CHUNK);
     // What a MessageError or CloseConnection goes out in: the peer's last message's.
@@ -533,8 +554,12 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
             }
             Action::Cancel(request_id) => requests.cancel(request_id),
             Action::Send(out, handled) => {
-                if !out.is_empty() && replies.send(out).await.is_err() {
-                    break End::Peer;
+                if !out.is_empty() {
+                    match or_stop(&mut stop, replies.send(out)).await {
+                        Some(Ok(())) => {}
+                        Some(Err(_)) => break End::Peer,
+                        None => break End::Stop,
+                    }
                 }
                 if handled == Handled::Stop {
                     break End::Peer;
@@ -543,13 +568,29 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
         }
     };
     drop(rd);
-    requests.finish(end == End::Stop).await;
-    if end == End::Stop {
+    let deadline = requests.finish().await;
+    if end == End::Stop || deadline.is_some() {
+        // After the replies already queued; a peer that reads nothing does not get it.
         let mut out = Vec::new();
         let _ = encode_message(&mut out, version, order, &CloseConnection::default(), &());
-        let _ = replies.send(out).await;
+        let _ = replies.try_send(out);
     }
     drop(replies);
-    // The writer sends what is queued, then shuts the socket down.
-    let _ = writer.await;
+    // The writer sends what is queued, then shuts the socket down. Once the server has
+    // stopped, the requests and the sending of their replies share one grace period, so
+    // the connection is closed by its end.
+    let deadline = match deadline {
+        Some(deadline) => deadline,
+        None => match race(&mut writer, stopped(&mut stop)).await {
+            Either::Left(_) => return,
+            Either::Right(()) => Instant::now() + ctx.caps.grace,
+        },
+    };
+    if tokio::time::timeout_at(deadline, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+        let _ = writer.await;
+    }
 }

@@ -7,16 +7,16 @@
 //! blocking server's dispatch (`GARBAGE_ARGS`, `SYSTEM_ERR` after a panic), run on tokio's
 //! blocking pool so that a slow program holds no runtime worker.
 
-use std::future::{poll_fn, Future};
+use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::Instant;
@@ -32,6 +32,7 @@ use crate::codec::RecordCodec;
 use crate::gather_writes::write_replies;
 use crate::read_buf::ReadBuf;
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
+use crate::stop::{race, stopped, Either};
 
 /// A program version the async server serves.
 enum Entry {
@@ -394,32 +395,6 @@ fn unregister_all(registered: Vec<(u32, u32, Protocol)>) {
     }
 }
 
-/// One of two futures' outputs.
-enum Either<A, B> {
-    Left(A),
-    Right(B),
-}
-
-/// Whichever of `a` and `b` completes first (`a` when both are ready).
-async fn race<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    poll_fn(|cx| {
-        if let Poll::Ready(x) = a.as_mut().poll(cx) {
-            return Poll::Ready(Either::Left(x));
-        }
-        if let Poll::Ready(y) = b.as_mut().poll(cx) {
-            return Poll::Ready(Either::Right(y));
-        }
-        Poll::Pending
-    })
-    .await
-}
-
-/// Completes when the server stops (or its handle is gone).
-async fn stopped(stop: &mut watch::Receiver<bool>) {
-    let _ = stop.wait_for(|s| *s).await;
-}
-
 /// Waits for every permit of `in_flight` (every call done); once the server stops, only
 /// until the end of the grace period, which it returns.
 async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) -> Option<Instant> {
@@ -465,6 +440,7 @@ struct Calls {
     protocol: Protocol,
     services: Vec<Option<Box<dyn ErasedService<Request, Response>>>>,
     tasks: JoinSet<()>,
+    stop: watch::Receiver<bool>,
 }
 
 impl Calls {
@@ -474,6 +450,7 @@ impl Calls {
             ctx: Arc::clone(ctx),
             protocol,
             tasks: JoinSet::new(),
+            stop: ctx.stop.clone(),
         }
     }
 
@@ -488,7 +465,8 @@ impl Calls {
     /// Serves one message from `peer`, its reply going to `sink`; `permit` is held until
     /// the reply is handed over. A service's call that completes at its first poll is
     /// answered here, without a task; one that does not runs on a task of its own, as does
-    /// every call of a blocking [`Program`] (on the blocking pool).
+    /// every call of a blocking [`Program`] (on the blocking pool). Nothing here waits but
+    /// for the service's readiness.
     async fn serve(
         &mut self,
         message: Bytes,
@@ -504,7 +482,7 @@ impl Calls {
         };
         let (xid, max, protocol) = (header.xid, self.max(), self.protocol);
         let (index, auth) = match admit(&self.ctx.entries, &header) {
-            Admission::Refuse(reply) => return sink.send(refusal(&reply)).await,
+            Admission::Refuse(reply) => return self.reply(sink, refusal(&reply), permit),
             Admission::Serve { index, auth } => (index, auth),
         };
         let service = match &self.ctx.entries[index].2 {
@@ -538,22 +516,30 @@ impl Calls {
                     .clone_box()
             }),
         };
-        // Backpressure: a service not ready holds this connection's reading.
-        if poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
-            return sink
-                .send(Response::system_err().into_record(xid, max))
-                .await;
+        // Backpressure: a service not ready holds this connection's reading (until the
+        // server stops).
+        match race(
+            poll_fn(|cx| service.poll_ready(cx)),
+            stopped(&mut self.stop),
+        )
+        .await
+        {
+            Either::Left(Ok(())) => {}
+            Either::Left(Err(_)) => {
+                let record = Response::system_err().into_record(xid, max);
+                return self.reply(sink, record, permit);
+            }
+            Either::Right(()) => return,
         }
         let req = Request::new(&message, &header, args, auth, peer, protocol);
         let Some(mut call) = call_caught(&mut **service, req) else {
             // A service that panicked may be broken: the next call clones it anew.
             self.services[index] = None;
-            return sink
-                .send(Response::system_err().into_record(xid, max))
-                .await;
+            let record = Response::system_err().into_record(xid, max);
+            return self.reply(sink, record, permit);
         };
         match poll_fn(|cx| Poll::Ready(poll_caught(&mut call, cx))).await {
-            Poll::Ready(outcome) => sink.send(answer(outcome).into_record(xid, max)).await,
+            Poll::Ready(outcome) => self.reply(sink, answer(outcome).into_record(xid, max), permit),
             Poll::Pending => {
                 let sink = sink.clone();
                 self.tasks.spawn(async move {
@@ -563,6 +549,29 @@ impl Calls {
                 });
             }
         }
+    }
+
+    /// Hands `record` to `sink` without waiting: if the writer's queue is full (its peer is
+    /// slow to read), a task waits for room, holding `permit`, so the connection's loop goes
+    /// on and sees the server stop.
+    fn reply(&mut self, sink: &Sink, record: Vec<u8>, permit: OwnedSemaphorePermit) {
+        let waiting = match sink {
+            Sink::Tcp(replies) => match replies.try_send(record) {
+                Err(TrySendError::Full(record)) => record,
+                // Sent, or the writer has ended (the connection is closing).
+                _ => return,
+            },
+            Sink::Udp(socket, peer) => match socket.try_send_to(&record[4..], *peer) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => record,
+                // Sent, or lost as a datagram may be.
+                _ => return,
+            },
+        };
+        let sink = sink.clone();
+        self.tasks.spawn(async move {
+            sink.send(waiting).await;
+            drop(permit);
+        });
     }
 
     /// Lets the calls in flight (holders of `in_flight`'s `n` permits) finish, within the

@@ -1,8 +1,14 @@
 //! The test program, served by both servers.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use transports::rpc::Call;
+use bytes::Bytes;
+use transports::rpc::{BoxError, Call, Request, Response, Service};
 
 /// The test program's number.
 pub const PROG: u32 = 0x2000_0101;
@@ -49,6 +55,74 @@ pub fn serve(call: &mut Call<'_>) -> Result<(), marshal_core::Error> {
             call.reply(&(flavor, uid))
         }
         _ => call.proc_unavail(),
+    }
+}
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, BoxError>> + Send>>;
+
+/// The test program as a `tower` service: SLEEP sleeps on the runtime's timer, not a thread.
+#[derive(Clone, Default)]
+pub struct TestService {
+    /// Calls whose futures were dropped before they completed.
+    pub dropped: Arc<AtomicUsize>,
+}
+
+/// Counts a future dropped before it completed.
+struct DropCount(Arc<AtomicUsize>, bool);
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Service<Request> for TestService {
+    type Response = Response;
+    type Error = BoxError;
+    type Future = BoxFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request) -> BoxFuture {
+        let dropped = Arc::clone(&self.dropped);
+        Box::pin(async move {
+            Ok(match req.procedure() {
+                NULL => Response::success(&())?,
+                ADD => {
+                    let (a, b): (i32, i32) = req.args()?;
+                    Response::success(&a.wrapping_add(b))?
+                }
+                ECHO => {
+                    let data: Bytes = req.args()?;
+                    // The data is a slice of the message, not a copy.
+                    let msg = req.message().as_ptr_range();
+                    if !data.is_empty() && !msg.contains(&data.as_ptr()) {
+                        return Err("the arguments were copied".into());
+                    }
+                    Response::success(&data[..])?
+                }
+                SLEEP => {
+                    let (ms, tag): (u32, u32) = req.args()?;
+                    let mut guard = DropCount(dropped, false);
+                    tokio::time::sleep(Duration::from_millis(u64::from(ms))).await;
+                    guard.1 = true;
+                    Response::success(&tag)?
+                }
+                PANIC => panic!("the test service panics on purpose"),
+                WHOAMI => {
+                    let uid = match req.auth() {
+                        transports::rpc::Auth::Sys { uid, .. } => *uid,
+                        _ => u32::MAX,
+                    };
+                    Response::success(&(req.cred().flavor, uid))?
+                }
+                _ => Response::proc_unavail(),
+            })
+        })
     }
 }
 

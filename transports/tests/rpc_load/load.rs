@@ -54,8 +54,8 @@ const MAX_ECHO: usize = 303;
 /// - per connection: a read buffer reserved 16 KiB at a time (32 KiB while a record
 ///   straddles two reads), two tasks, a reply channel, a socket registration: 32 KiB (about
 ///   20 KiB is measured for an idle one in a debug build);
-/// - per call in flight (`WINDOW` per load connection): its task, its blocking-pool job and
-///   its reply: 4 KiB for these messages of at most `MAX_ECHO` bytes;
+/// - per call in flight (`WINDOW` per load connection): its request, its service's future
+///   and its reply: 4 KiB for these messages of at most `MAX_ECHO` bytes;
 /// - per stalled partial record: the bytes received, twice over (the buffer doubles), and
 ///   the 64 KiB the record codec may reserve beyond them on a fragment header that claims
 ///   more (never what the header claims: 4 MiB for `Held::MidRecord`);
@@ -64,7 +64,7 @@ const MAX_ECHO: usize = 303;
 ///   (8 KiB + 1 KiB each), and the writer's batch, at most 64 KiB and a reply;
 /// - per churning client (one connection at a time): its truncated record of at most
 ///   200,000 bytes, twice over, and 64 KiB;
-/// - 4 MiB for the runtime and the threads of its blocking pool.
+/// - 4 MiB for the runtime and its threads.
 ///
 /// So about 70 MiB for the 1,000 connections, where a server that reserved what
 /// headers claim would take 64 MiB more for `Held::MidRecord` alone (or 2 GiB for one
@@ -170,7 +170,7 @@ fn a_thousand_connections_and_hostile_clients_in_bounded_memory() {
     let base = live(Role::Server);
     let server = rts.server(async {
         let mut s = AsyncServer::bind_tcp("127.0.0.1:0").await.unwrap();
-        s.add(PROG, VERS, programs::serve);
+        s.add_service(PROG, VERS, programs::TestService::default());
         // Room for every client: the default cap (1,024) would close some.
         s.set_max_connections(connections + held_kinds.len() + CHURNERS as usize + 64);
         s.set_idle_timeout(Some(IDLE));
