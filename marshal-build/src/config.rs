@@ -20,6 +20,12 @@ pub(crate) struct GenOptions {
     pub(crate) borrowed: bool,
     /// The path generated code reaches `marshal` by, when not `::marshal`.
     pub(crate) marshal_path: Option<String>,
+    /// A typed async client per program version (or interface), over marshal's async
+    /// client.
+    pub(crate) async_client: bool,
+    /// An async server trait per program version (or interface), and the service that
+    /// serves it on marshal's async server.
+    pub(crate) async_server: bool,
 }
 
 /// The settings of a build, and how its front end turns tokens into Rust.
@@ -57,6 +63,14 @@ impl Common {
 
     pub(crate) fn marshal_path(&mut self, path: &str) {
         self.gen.marshal_path = Some(path.to_string());
+    }
+
+    pub(crate) fn async_client(&mut self, on: bool) {
+        self.gen.async_client = on;
+    }
+
+    pub(crate) fn async_server(&mut self, on: bool) {
+        self.gen.async_server = on;
     }
 
     pub(crate) fn out_dir(&mut self, dir: &Path) {

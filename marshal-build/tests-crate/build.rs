@@ -1,6 +1,7 @@
 //! Compiles `peers/rpcgen/xdr/flick.x`, `xdr/unions.x`, `xdr/calc.x`, `xdr/exact.x`, every
 //! `.x` file of Debian's `/usr/include/rpcsvc` (packages `rpcsvc-proto` and `libnsl-dev`) and
-//! libtirpc's `rpcb_prot.x`, some of them again in borrowed mode; for the files of [`EXACT`],
+//! libtirpc's `rpcb_prot.x`, some of them again in borrowed mode, and `xdr/calc.x` and
+//! `xdr/kv.x` (borrowed) with their async stubs; for the files of [`EXACT`],
 //! writes marshal-build's C and Rust fillers of pseudo-random values to `$OUT_DIR/random/`
 //! (for `tests/rpcgen_exact.rs`); and compiles the CORBA IDL of `peers/omniorb/idl/flick.idl`,
 //! `idl/all.idl` and the files of Debian's `omniorb-idl` that marshal-build accepts (those
@@ -141,6 +142,22 @@ fn main() {
     ] {
         compile(&cfg, &x);
     }
+
+    // Async stubs (`async_client` and `async_server`), in `$OUT_DIR/async`: `calc.x`, and
+    // `kv.x` in borrowed mode.
+    let asynch = Path::new(&std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("async");
+    std::fs::create_dir_all(&asynch).expect("create $OUT_DIR/async");
+    let mut cfg = marshal_build::xdr::Config::new();
+    cfg.async_client(true).async_server(true).out_dir(&asynch);
+    compile(
+        &cfg,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/calc.x"),
+    );
+    cfg.borrowed(true);
+    compile(
+        &cfg,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("xdr/kv.x"),
+    );
 
     // CORBA IDL: the Flick interop IDL, and one file with every construct.
     // In `$OUT_DIR/idl`: `flick.x` already gives `$OUT_DIR/flick.rs`.

@@ -150,11 +150,15 @@ fn chunked(dir: Dir, body: TokenStream) -> TokenStream {
         },
         // No closure here: the body is written once, in this function, so that the fixed
         // segment's constant length reaches the field reads without relying on the inliner.
+        // The body's error type is written out: a body whose every arm is `Ok` (a union
+        // with a default arm) would leave it to inference, which fails as soon as the user's
+        // crate sees a second `From<_> for Error` (transports has one with `tokio`).
         Dir::Dec => {
             let (pro, epi) = dec_segment();
             quote! {
                 #pro
-                let __v = { #body }?;
+                let __v: ::core::result::Result<Self, #x::Error> = { #body };
+                let __v = __v?;
                 #epi
                 ::core::result::Result::Ok(__v)
             }

@@ -1,11 +1,11 @@
-//! `marshal-build xdr|idl [-I dir]... [-D NAME[=VALUE]]... file [-o out.rs]`: the `.x` and
+//! `marshal-build xdr|idl [-I dir]... [-D NAME[=VALUE]]... [options] file [-o out.rs]`: the `.x` and
 //! CORBA IDL front ends from the command line, for code that is checked in (without `-o`, to
 //! standard output).
 
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--marshal-path PATH] file.x [-o out.rs]
+    "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--marshal-path PATH] [--async-client] [--async-server] file.x [-o out.rs]
        marshal-build idl [-I dir]... [-D NAME[=VALUE]]... [--borrowed] file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
@@ -56,6 +56,22 @@ impl Front {
         Ok(())
     }
 
+    fn async_client(&mut self) -> Result<(), String> {
+        match self {
+            Front::Xdr(c) => drop(c.async_client(true)),
+            Front::Idl(_) => return Err(format!("`--async-client` is for `xdr`\n{USAGE}")),
+        }
+        Ok(())
+    }
+
+    fn async_server(&mut self) -> Result<(), String> {
+        match self {
+            Front::Xdr(c) => drop(c.async_server(true)),
+            Front::Idl(_) => return Err(format!("`--async-server` is for `xdr`\n{USAGE}")),
+        }
+        Ok(())
+    }
+
     fn generate(&self, file: &str) -> Result<String, marshal_build::Error> {
         match self {
             Front::Xdr(c) => c.generate(file),
@@ -96,6 +112,10 @@ fn run(args: &[String]) -> Result<(), String> {
         } else if a == "--marshal-path" {
             let p = value("--marshal-path", "")?;
             front.marshal_path(&p)?;
+        } else if a == "--async-client" {
+            front.async_client()?;
+        } else if a == "--async-server" {
+            front.async_server()?;
         } else if a == "-o" {
             output = Some(value("-o", "")?);
         } else if a.starts_with('-') {

@@ -1,5 +1,6 @@
 //! Rust from the syntax tree: `#[derive(::marshal::Marshal)]` types and, per program version,
-//! a module with its numbers, a typed `Client`, a `Server` trait and `program`.
+//! a module with its numbers, a typed `Client`, a `Server` trait and `program` (and, when
+//! asked, the async stubs of [`async_stubs`]).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -8,6 +9,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::ast::*;
+use super::async_stubs::{self, Stub};
 use crate::config::GenOptions;
 use crate::lexer::Diag;
 
@@ -67,6 +69,11 @@ pub(super) struct Gen<'a> {
     m: TokenStream,
     /// `#[marshal(crate = "…")]` on derived types when the path is not `::marshal`.
     crate_attr: TokenStream,
+    /// An `AsyncClient` per program version ([`Config::async_client`](super::Config::async_client)).
+    async_client: bool,
+    /// An `AsyncServer` trait and its service per program version
+    /// ([`Config::async_server`](super::Config::async_server)).
+    async_server: bool,
 }
 
 /// What a union switches on.
@@ -118,6 +125,8 @@ pub(super) struct Label {
 pub fn generate(defs: &[Definition], file: &str, opts: &GenOptions) -> Result<String, Diag> {
     let mut g = Gen::new(defs, file);
     g.borrowed = opts.borrowed;
+    g.async_client = opts.async_client;
+    g.async_server = opts.async_server;
     if let Some(path) = &opts.marshal_path {
         let p: syn::Path = syn::parse_str(path).map_err(|e| {
             Diag::new(
@@ -183,6 +192,8 @@ impl<'a> Gen<'a> {
             lt: quote!('a),
             m: quote!(::marshal),
             crate_attr: TokenStream::new(),
+            async_client: false,
+            async_server: false,
         };
         for d in defs {
             let name = match d {
@@ -787,6 +798,7 @@ impl<'a> Gen<'a> {
             let mut client = Vec::new();
             let mut server = Vec::new();
             let mut arms = Vec::new();
+            let mut stubs = Vec::new();
             for pr in &v.procedures {
                 let cid = Ident::new(&pr.name.name, Span::call_site());
                 let pnum = self.size(&pr.number)?;
@@ -834,21 +846,33 @@ impl<'a> Gen<'a> {
                 let dargs: Vec<TokenStream> =
                     pr.args.iter().map(|t| self.base(t, &prefix)).collect();
                 self.lt = quote!('a);
-                let sret = pr.result.as_ref().map(|t| {
-                    let t = self.base(t, &prefix);
-                    // The trait's methods say nothing for `void` (clippy's `unused_unit`).
-                    quote!(-> #t)
-                });
+                let sres = pr.result.as_ref().map(|t| self.base(t, &prefix));
+                // The trait's methods say nothing for `void` (clippy's `unused_unit`).
+                let sret = sres.as_ref().map(|t| quote!(-> #t));
                 let sargs: Vec<TokenStream> =
                     pr.args.iter().map(|t| self.base(t, &prefix)).collect();
-                let slt = (pr.result.iter().chain(&pr.args).any(|t| self.borrows(t)))
-                    .then(|| quote!(<'a>));
+                let borrows = pr.result.iter().chain(&pr.args).any(|t| self.borrows(t));
+                let slt = borrows.then(|| quote!(<'a>));
                 // A result that borrows from the reply keeps the client borrowed.
-                let call = if pr.result.as_ref().is_some_and(|t| self.borrows(t)) {
+                let result_borrows = pr.result.as_ref().is_some_and(|t| self.borrows(t));
+                let call = if result_borrows {
                     quote!(call_ref)
                 } else {
                     quote!(call)
                 };
+                stubs.push(Stub {
+                    name: pr.name.name.clone(),
+                    number: cid.clone(),
+                    num: num.clone(),
+                    method: m.clone(),
+                    client_args: args.clone(),
+                    decoded_args: dargs.clone(),
+                    server_args: sargs.clone(),
+                    result: ret.clone(),
+                    server_result: sres,
+                    result_borrows,
+                    borrows,
+                });
                 let doc = format!(" Calls `{}` (procedure {num}).", pr.name.name);
                 let sdoc = format!(" Serves `{}` (procedure {num}).", pr.name.name);
                 let call_reply = if pr.result.is_some() {
@@ -915,6 +939,10 @@ impl<'a> Gen<'a> {
                 v.name.name, p.name.name
             );
             let dname = format!("{}::{}::program", pmod, vmod);
+            let async_client = self.async_client.then(|| async_stubs::client(&stubs, &rt));
+            let async_server = self
+                .async_server
+                .then(|| async_stubs::server(&stubs, &rt, &format!("{}::{}::service", pmod, vmod)));
             versions.push(quote! {
                 #[doc = #vdoc]
                 pub mod #vmod {
@@ -972,6 +1000,8 @@ impl<'a> Gen<'a> {
                             }
                         }
                     }
+                    #async_client
+                    #async_server
                 }
             });
         }

@@ -2,9 +2,13 @@
  * A C client of CALC_PROG (xdr/calc.x), in the shape of the sample client `rpcgen -a`
  * writes (calc_client.c), with real arguments: it finds the server through rpcbind
  * (`clnt_create`), calls every procedure of CALC_VERS over the transport given, and prints
- * one line per reply for tests/live_rpc.rs to check.
+ * one line per reply for tests/live_rpc.rs and tests/async_rpc.rs to check.
  *
- * usage: calc_client HOST tcp|udp
+ * usage: calc_client HOST tcp|udp [PROGRAM]
+ *
+ * PROGRAM (decimal, or hex with 0x) calls that program number instead of CALC_PROG: a test
+ * may serve CALC_VERS under a number of its own, so that it cannot meet another test's
+ * registration with rpcbind.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +22,20 @@ static void fail(CLIENT *clnt, const char *what) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s HOST tcp|udp\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s HOST tcp|udp [PROGRAM]\n", argv[0]);
 		return 1;
 	}
-	CLIENT *clnt = clnt_create(argv[1], CALC_PROG, CALC_VERS, argv[2]);
+	rpcprog_t prog = CALC_PROG;
+	if (argc == 4) {
+		char *end;
+		prog = (rpcprog_t)strtoul(argv[3], &end, 0);
+		if (*argv[3] == '\0' || *end != '\0') {
+			fprintf(stderr, "not a program number: %s\n", argv[3]);
+			return 1;
+		}
+	}
+	CLIENT *clnt = clnt_create(argv[1], prog, CALC_VERS, argv[2]);
 	if (clnt == NULL) {
 		clnt_pcreateerror(argv[1]);
 		return 2;

@@ -89,6 +89,18 @@ pub mod borrowed {
     );
 }
 
+/// Files generated with `Config::async_client(true)` and `Config::async_server(true)`.
+pub mod async_stubs {
+    /// `xdr/calc.x`.
+    pub mod calc {
+        include!(concat!(env!("OUT_DIR"), "/async/calc.rs"));
+    }
+    /// `xdr/kv.x`, borrowed (`Config::borrowed(true)`).
+    pub mod kv {
+        include!(concat!(env!("OUT_DIR"), "/async/kv.rs"));
+    }
+}
+
 /// Generated from `peers/omniorb/idl/flick.idl` (CORBA IDL).
 pub mod flick_idl {
     include!(concat!(env!("OUT_DIR"), "/idl/flick.rs"));

@@ -11,29 +11,25 @@
 //! `scripts/test.sh` installs and starts rpcbind and installs rpcgen and libtirpc-dev; a
 //! missing one fails these tests.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
 use marshal::rpc::rpcbind::{self, Rpcbind};
-use marshal::rpc::{Client, Protocol, Server};
+use marshal::rpc::{Client, Server};
 use marshal_build_tests::calc::{self, calc_prog::calc_vers};
 use marshal_build_tests::rpcb_prot::{self, rpcbprog};
+use support::{
+    build_c_client, require_rpcbind, rpcinfo_has, rpcinfo_lists, run, CALC_CLIENT_OUTPUT,
+};
 
 /// rpcbind is one per machine: these tests take turns.
 static RPCBIND: Mutex<()> = Mutex::new(());
 
 const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
-
-fn require_rpcbind() {
-    if let Err(e) = rpcbind::getport(LOCAL, rpcbind::PROGRAM, 2, Protocol::Tcp) {
-        panic!(
-            "rpcbind is not answering on 127.0.0.1:111 ({e}); scripts/test.sh installs and starts it"
-        );
-    }
-}
 
 /// A registration as (program, version, netid, address, owner).
 type Entry = (u32, u32, String, String, String);
@@ -193,61 +189,9 @@ impl calc_vers::Server for Calc {
     }
 }
 
-/// Runs `cmd`, panicking with its output unless it succeeds.
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?} ({e})"));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what}: {cmd:?} failed ({}): {text}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
-
-/// The C client of `calc.x`: `rpcgen -h/-l/-c` output and `c/calc_client.c`, compiled.
-fn build_c_client() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("calc-c");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(here.join("xdr/calc.x"), dir.join("calc.x")).unwrap();
-    let rpcgen = "rpcgen is missing: apt-get install rpcsvc-proto";
-    for (flag, out) in [
-        ("-h", "calc.h"),
-        ("-l", "calc_clnt.c"),
-        ("-c", "calc_xdr.c"),
-    ] {
-        run(
-            Command::new("rpcgen")
-                .current_dir(&dir)
-                .args([flag, "-o", out, "calc.x"]),
-            rpcgen,
-        );
-    }
-    assert!(
-        Path::new("/usr/include/tirpc/rpc/rpc.h").is_file(),
-        "libtirpc's headers are missing: apt-get install libtirpc-dev"
-    );
-    let exe = dir.join("calc_client");
-    run(
-        Command::new("cc")
-            .current_dir(&dir)
-            .args(["-O1", "-I/usr/include/tirpc", "-I.", "-o"])
-            .arg(&exe)
-            .arg(here.join("c/calc_client.c"))
-            .args(["calc_clnt.c", "calc_xdr.c", "-ltirpc"]),
-        "a C compiler and libtirpc-dev are needed (apt-get install gcc libtirpc-dev)",
-    );
-    exe
-}
-
 #[test]
 fn rpcgen_client_calls_generated_server_found_through_rpcbind() {
-    let client = build_c_client();
+    let client = build_c_client("calc-c");
     let _turn = RPCBIND.lock().unwrap_or_else(|e| e.into_inner());
     require_rpcbind();
 
@@ -262,22 +206,9 @@ fn rpcgen_client_calls_generated_server_found_through_rpcbind() {
     let port = handle.tcp_addr().unwrap().port();
 
     // rpcinfo lists it on both transports, at its port, and gets NULL replies.
-    let listed = run(
-        Command::new("rpcinfo").args(["-p", "127.0.0.1"]),
-        "rpcinfo is missing: apt-get install rpcbind",
-    );
     for proto in ["tcp", "udp"] {
-        let line = format!(
-            "{} {} {proto} {port}",
-            calc_vers::PROGRAM,
-            calc_vers::VERSION
-        );
-        assert!(
-            listed
-                .lines()
-                .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == line),
-            "`rpcinfo -p` does not list `{line}`:\n{listed}"
-        );
+        let (found, listed) = rpcinfo_lists(calc_vers::PROGRAM, calc_vers::VERSION, proto, port);
+        assert!(found, "`rpcinfo -p` does not list it on {proto}:\n{listed}");
         let prog = calc_vers::PROGRAM.to_string();
         let ready = run(
             Command::new("rpcinfo").args(["-T", proto, "127.0.0.1", &prog, "1"]),
@@ -294,15 +225,7 @@ fn rpcgen_client_calls_generated_server_found_through_rpcbind() {
         );
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "null ok",
-                "add 42",
-                "greet hello world, hello world, hello world",
-                "reduce 1 21",
-                "reduce 2 12",
-                "reduce 3 -3",
-                "reduce empty none",
-            ],
+            CALC_CLIENT_OUTPUT,
             "over {proto}"
         );
     }
@@ -328,11 +251,6 @@ fn rpcgen_client_calls_generated_server_found_through_rpcbind() {
     );
 
     handle.shutdown();
-    let after = run(Command::new("rpcinfo").args(["-p", "127.0.0.1"]), "rpcinfo");
-    assert!(
-        !after
-            .lines()
-            .any(|l| l.split_whitespace().next() == Some(&calc_vers::PROGRAM.to_string())),
-        "still registered after shutdown:\n{after}"
-    );
+    let (still, after) = rpcinfo_has(calc_vers::PROGRAM);
+    assert!(!still, "still registered after shutdown:\n{after}");
 }
