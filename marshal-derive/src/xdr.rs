@@ -152,7 +152,7 @@ fn chunked(dir: Dir, body: TokenStream) -> TokenStream {
         // segment's constant length reaches the field reads without relying on the inliner.
         // The body's error type is written out: a body whose every arm is `Ok` (a union
         // with a default arm) would leave it to inference, which fails as soon as the user's
-        // crate sees a second `From<_> for Error` (transports has one with `tokio`).
+        // crate sees a second `From<_> for Error`.
         Dir::Dec => {
             let (pro, epi) = dec_segment();
             quote! {

@@ -1,6 +1,6 @@
 //! Derived code leaves nothing to type inference that another crate's impls could make
-//! ambiguous: a crate with its own `From<_> for marshal::Error` (as `transports` has with
-//! feature `tokio`) still derives a union whose every arm decodes, one with a default arm.
+//! ambiguous: a crate with its own `From<_> for marshal::Error` still derives a union whose
+//! every arm decodes, one with a default arm.
 
 use marshal::Marshal;
 
