@@ -513,9 +513,10 @@ impl<'de> Reader<'de> {
     /// ```
     #[inline]
     pub fn share(&self, data: &[u8]) -> Bytes {
-        match self.owner {
-            Some(owner) if within(owner, data) => owner.slice_ref(data),
-            _ => Bytes::copy_from_slice(data),
+        match self.owner.and_then(|owner| Some((owner, offset_in(owner, data)?))) {
+            // The range is checked: `slice_ref`'s own checks would be made twice.
+            Some((owner, at)) => owner.slice(at..at + data.len()),
+            None => Bytes::copy_from_slice(data),
         }
     }
 
@@ -560,12 +561,12 @@ impl<'de> Reader<'de> {
     }
 }
 
-/// Whether `data` lies within `owner`'s bytes, so that `owner.slice_ref(data)` is a slice
-/// of it rather than a panic.
+/// Where `data` starts in `owner`'s bytes, if it lies within them (so that slicing `owner`
+/// there is a slice of it rather than a panic).
 #[inline(always)]
-fn within(owner: &Bytes, data: &[u8]) -> bool {
-    let (start, end) = (owner.as_ptr() as usize, data.as_ptr() as usize);
-    end >= start && end - start <= owner.len() && data.len() <= owner.len() - (end - start)
+fn offset_in(owner: &Bytes, data: &[u8]) -> Option<usize> {
+    let at = (data.as_ptr() as usize).checked_sub(owner.as_ptr() as usize)?;
+    (at <= owner.len() && data.len() <= owner.len() - at).then_some(at)
 }
 
 /// Fills `dst` from `src` (`src.len()` is `dst`'s size in bytes), swapping words if asked.
