@@ -134,6 +134,15 @@ fn calc_serves_and_calls_the_program_of_its_x_file() {
 }
 
 #[test]
+fn calc_async_serves_and_calls_the_program_on_tokio() {
+    let out = run("calc_async", env!("CARGO_BIN_EXE_calc_async"), &[]);
+    assert_eq!(
+        out,
+        ["100 calls in flight: sum of 2i for i < 100 = 9900", "hello tokio"]
+    );
+}
+
+#[test]
 fn rpc_client_without_an_address_fails() {
     let (status, out) =
         Running::start("rpc_client", env!("CARGO_BIN_EXE_rpc_client"), &[]).finish();
