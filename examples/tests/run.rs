@@ -138,7 +138,10 @@ fn calc_async_serves_and_calls_the_program_on_tokio() {
     let out = run("calc_async", env!("CARGO_BIN_EXE_calc_async"), &[]);
     assert_eq!(
         out,
-        ["100 calls in flight: sum of 2i for i < 100 = 9900", "hello tokio"]
+        [
+            "100 calls in flight: sum of 2i for i < 100 = 9900",
+            "hello tokio"
+        ]
     );
 }
 

@@ -513,7 +513,10 @@ impl<'de> Reader<'de> {
     /// ```
     #[inline]
     pub fn share(&self, data: &[u8]) -> Bytes {
-        match self.owner.and_then(|owner| Some((owner, offset_in(owner, data)?))) {
+        match self
+            .owner
+            .and_then(|owner| Some((owner, offset_in(owner, data)?)))
+        {
             // The range is checked: `slice_ref`'s own checks would be made twice.
             Some((owner, at)) => owner.slice(at..at + data.len()),
             None => Bytes::copy_from_slice(data),
