@@ -1,9 +1,10 @@
-//! Support for the criterion suite in `benches/`: the serde-xdr competitor and the workload
-//! inputs shared by every group.
+//! Support for the criterion suite in `benches/`: the serde-xdr, rkyv and tonic competitors
+//! and the workload inputs shared by every group.
 
 pub mod one_cpu;
 pub mod rkyv_peer;
 pub mod serde_peer;
+pub mod tonic_peer;
 
 use workloads::{DirEntry, Rect};
 
