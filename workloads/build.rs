@@ -1,12 +1,15 @@
 //! Generates `FLICK_PROG` (`peers/rpcgen/xdr/flick.x`) and `Flick::Bench`
 //! (`peers/omniorb/idl/flick.idl`) with marshal-build, borrowed (strings and octet sequences
 //! as `Cow`, so the servers hand names and data back without copying them): the types,
-//! clients and server traits of `workloads::flick_rpc` and `workloads::bench_object`.
+//! clients and server traits of `workloads::flick_rpc` (blocking and async) and
+//! `workloads::bench_object`.
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     if let Err(e) = marshal_build::xdr::Config::new()
         .borrowed(true)
+        .async_server(true)
+        .async_client(true)
         .out_dir(&out)
         .compile(&["../peers/rpcgen/xdr/flick.x"])
     {

@@ -45,8 +45,9 @@
 //! `blocking` ids call from the bench thread as `benches/rpc.rs` does, to servers that serve
 //! each connection on a thread of its own: that is how blocking clients and servers run.
 //!
-//! The async ONC RPC server runs each call on the runtime's blocking pool (its programs are
-//! the blocking server's); the async GIOP server runs the servant on the connection's task.
+//! The async ONC RPC server serves `tower` services (the one marshal-build generates from
+//! `flick.x`'s async server trait, and the bench's own for [`OCTETS_PROG`]); the async GIOP
+//! server runs the servant on the connection's task.
 //!
 //! Run: `cargo bench -p marshal-benches --bench async_rpc` (short:
 //! `-- --warm-up-time 1 --measurement-time 2`).
@@ -55,8 +56,10 @@ use std::future::Future;
 use std::hint::black_box;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use marshal::giop;
@@ -95,13 +98,40 @@ fn octets_program(call: &mut Call<'_>) -> Result<(), marshal::Error> {
     }
 }
 
-/// The async ONC RPC server of `FLICK_PROG` and [`OCTETS_PROG`], on the current runtime.
+/// [`OCTETS_PROG`] as a `tower` service for the async server: echoes the opaque array, a
+/// slice of the request.
+#[derive(Clone, Copy)]
+struct OctetsService;
+
+impl rpc::Service<rpc::Request> for OctetsService {
+    type Response = rpc::Response;
+    type Error = rpc::BoxError;
+    type Future = std::future::Ready<Result<rpc::Response, rpc::BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), rpc::BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: rpc::Request) -> Self::Future {
+        std::future::ready(match req.procedure() {
+            0 => rpc::Response::success(&()).map_err(Into::into),
+            ECHO_OCTETS => match req.args::<Bytes>() {
+                Ok(v) => rpc::Response::success(&v).map_err(Into::into),
+                Err(e) => Err(e.into()),
+            },
+            _ => Ok(rpc::Response::proc_unavail()),
+        })
+    }
+}
+
+/// The async ONC RPC server of `FLICK_PROG` (the service marshal-build generates from
+/// `flick.x`) and [`OCTETS_PROG`], on the current runtime.
 async fn async_rpc_server() -> rpc::AsyncServerHandle {
     let mut server = rpc::AsyncServer::bind_tcp("127.0.0.1:0")
         .await
         .expect("bind");
-    server.add(FLICK_PROG, FLICK_VERS, flick_rpc::serve);
-    server.add(OCTETS_PROG, OCTETS_VERS, octets_program);
+    server.add_service(FLICK_PROG, FLICK_VERS, flick_rpc::service());
+    server.add_service(OCTETS_PROG, OCTETS_VERS, OctetsService);
     server.spawn().expect("spawn")
 }
 

@@ -69,7 +69,10 @@ pub(super) fn client(stubs: &[Stub], rt: &TokenStream) -> TokenStream {
                 #[doc = " of it."]
                 pub async fn #m<T>(&self, #(#params,)* with: impl ::core::ops::FnOnce(#ret) -> T) -> ::core::result::Result<T, #rt::rpc::RpcError> {
                     let reply = self.inner.call_reply::<#args_ty>(#cid, #args).await?;
-                    ::core::result::Result::Ok(with(reply.results::<#ret>()?))
+                    // A local, not the tail expression: a result with a `Drop` (an
+                    // optional-data list) is dropped before the reply it borrows.
+                    let made = with(reply.results::<#ret>()?);
+                    ::core::result::Result::Ok(made)
                 }
             }
         } else {
