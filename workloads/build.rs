@@ -1,7 +1,8 @@
 //! Generates `FLICK_PROG` (`peers/rpcgen/xdr/flick.x`) and `Flick::Bench`
 //! (`peers/omniorb/idl/flick.idl`) with marshal-build, borrowed (strings and octet sequences
 //! as `Cow`, so the servers hand names and data back without copying them): the types,
-//! clients and server traits of `workloads::flick_rpc` and `workloads::bench_object`.
+//! clients and server traits of `workloads::flick_rpc` and `workloads::bench_object`; with
+//! feature `tokio`, `Flick::Bench`'s async servant trait and service too.
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
@@ -17,6 +18,7 @@ fn main() {
     std::fs::create_dir_all(&idl).expect("create $OUT_DIR/idl");
     if let Err(e) = marshal_build::idl::Config::new()
         .borrowed(true)
+        .async_server(std::env::var_os("CARGO_FEATURE_TOKIO").is_some())
         .out_dir(&idl)
         .compile(&["../peers/omniorb/idl/flick.idl"])
     {
