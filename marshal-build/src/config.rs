@@ -133,9 +133,26 @@ impl Common {
 }
 
 /// The builder methods both front ends' `Config`s share: each `Config` wraps a [`Common`] in
-/// its `common` field, and this writes the methods that only forward to it, once.
+/// its `common` field, and this writes the methods that only forward to it, once. The async
+/// stubs differ per front end (ONC RPC programs, CORBA interfaces), so the docs of
+/// `async_client` and `async_server` are the caller's.
 macro_rules! shared_config_methods {
-    () => {
+    (
+        async_client: $(#[$client_doc:meta])*
+        async_server: $(#[$server_doc:meta])*
+    ) => {
+        $(#[$client_doc])*
+        pub fn async_client(&mut self, on: bool) -> &mut Config {
+            self.common.async_client(on);
+            self
+        }
+
+        $(#[$server_doc])*
+        pub fn async_server(&mut self, on: bool) -> &mut Config {
+            self.common.async_server(on);
+            self
+        }
+
         /// Adds a directory where `#include` looks (after the including file's own directory,
         /// for `#include "…"`); several may be given, searched in order.
         pub fn include_dir(&mut self, dir: impl AsRef<std::path::Path>) -> &mut Config {

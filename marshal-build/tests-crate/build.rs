@@ -5,7 +5,8 @@
 //! writes marshal-build's C and Rust fillers of pseudo-random values to `$OUT_DIR/random/`
 //! (for `tests/rpcgen_exact.rs`); and compiles the CORBA IDL of `peers/omniorb/idl/flick.idl`,
 //! `idl/all.idl` and the files of Debian's `omniorb-idl` that marshal-build accepts (those
-//! using no `any`, `valuetype` or `TypeCode`).
+//! using no `any`, `valuetype` or `TypeCode`), and `idl/all.idl`, `idl/store.idl` and
+//! omniorb-idl's `echo.idl` with their async stubs.
 
 use std::path::Path;
 
@@ -191,6 +192,41 @@ fn main() {
             .compile(&[&idl])
         {
             panic!("\n{e}");
+        }
+    }
+
+    // Async stubs (`async_client` and `async_server`), into `$OUT_DIR/idl/async`: all.idl
+    // and store.idl, and omniorb-idl's echo.idl for omniORB's C++ client; into
+    // `$OUT_DIR/idl/async/borrowed`, all.idl and store.idl in borrowed mode.
+    let asynch = out.join("async");
+    let asynch_borrowed = asynch.join("borrowed");
+    std::fs::create_dir_all(&asynch_borrowed).expect("create $OUT_DIR/idl/async/borrowed");
+    for (dir, borrowed, files) in [
+        (
+            &asynch,
+            false,
+            vec![
+                here.join("idl/all.idl"),
+                here.join("idl/store.idl"),
+                Path::new("/usr/share/idl/omniORB/echo.idl").to_path_buf(),
+            ],
+        ),
+        (
+            &asynch_borrowed,
+            true,
+            vec![here.join("idl/all.idl"), here.join("idl/store.idl")],
+        ),
+    ] {
+        for idl in files {
+            if let Err(e) = marshal_build::idl::Config::new()
+                .async_client(true)
+                .async_server(true)
+                .borrowed(borrowed)
+                .out_dir(dir)
+                .compile(&[&idl])
+            {
+                panic!("\n{e}");
+            }
         }
     }
 

@@ -415,7 +415,7 @@ pub mod giop {
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     pub use transports::giop::{
-        AsyncClient, AsyncServer, AsyncServerHandle, BoxError, Request, Response, Service,
+        AsyncClient, AsyncServer, AsyncServerHandle, BoxError, Reply, Request, Response, Service,
         DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
     };
     #[cfg(feature = "transports")]

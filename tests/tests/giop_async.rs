@@ -1,10 +1,11 @@
 //! The async GIOP client and server (feature `tokio`): the async client calls every operation
 //! of omniORB's `Flick::Bench` server (GIOP 1.0, 1.1 and 1.2, requests in both byte orders,
 //! raw `invoke`), omniORB's checking client calls the async server serving the generated
-//! skeleton (by IOR and corbaloc, GIOP 1.0–1.2), one client is shared by 32 tasks, calls are
-//! dropped at random points (each sends `CancelRequest`, and the connection stays usable),
-//! `CloseConnection` fails waiting calls and leads to a new connection, and the async server
-//! answers garbage, fragments, `LocateRequest` and shutdown as the blocking one does.
+//! skeleton and the generated async service (by IOR and corbaloc, GIOP 1.0–1.2), one client
+//! is shared by 32 tasks, calls are dropped at random points (each sends `CancelRequest`, and
+//! the connection stays usable), `CloseConnection` fails waiting calls and leads to a new
+//! connection, and the async server answers garbage, fragments, `LocateRequest` and shutdown
+//! as the blocking one does.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -284,6 +285,49 @@ fn bench_server(rt: &tokio::runtime::Runtime) -> AsyncServerHandle {
         server.add("Bench", bench_object::servant());
         server.spawn().unwrap()
     })
+}
+
+/// An async server, on `rt`, of the generated async servant (`bench_object::service()`).
+fn bench_service_server(rt: &tokio::runtime::Runtime) -> AsyncServerHandle {
+    rt.block_on(async {
+        let mut server = AsyncServer::bind("127.0.0.1:0").await.unwrap();
+        server.add_service("Bench", bench_object::service());
+        server.spawn().unwrap()
+    })
+}
+
+#[test]
+fn omniorb_client_calls_generated_async_service() {
+    let rt = runtime();
+    let handle = bench_service_server(&rt);
+    let ior = handle.ior(BENCH_ID, b"Bench").to_string();
+    assert_omni_client_passes(&ior, &[], "async service, IOR");
+    assert_omni_client_passes(&ior, &["--giop", "1.1"], "async service, GIOP 1.1");
+    assert_omni_client_passes(&ior, &["--giop", "1.0"], "async service, GIOP 1.0");
+    let url = format!("corbaloc::{}/Bench", handle.local_addr());
+    assert_omni_client_passes(&url, &[], "async service, corbaloc");
+    assert_omni_client_passes(
+        &url,
+        &["--giop", "1.0"],
+        "async service, corbaloc, GIOP 1.0",
+    );
+    // The async client too, in every version and byte order.
+    let ior = handle.ior(BENCH_ID, b"Bench");
+    rt.block_on(async {
+        for version in [Version::V1_0, Version::V1_1, Version::V1_2] {
+            for order in [ByteOrder::Big, ByteOrder::Little] {
+                let client = AsyncClient::connect(&ior).await.unwrap();
+                client.set_version(version);
+                client.set_byte_order(order);
+                exercise(
+                    &client,
+                    &format!("async service, GIOP {version}, {order:?}"),
+                )
+                .await;
+            }
+        }
+    });
+    rt.block_on(handle.shutdown());
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The async GIOP server serving objects as `tower` services of `Request`s: every outcome in
-//! GIOP 1.0–1.2 and both byte orders, to the async and the blocking client; arguments sliced
-//! from the message; requests on one connection completing together and out of order;
+//! GIOP 1.0–1.2 and both byte orders, to the async and the blocking client; the async
+//! client's kept replies (`invoke_reply`: results and user exceptions decoded from them);
+//! arguments sliced from the message; requests on one connection completing together and out of order;
 //! `CancelRequest` dropping a request's future; `LocateRequest`; errors and panics; and the
 //! grace period at shutdown.
 
@@ -35,8 +36,8 @@ fn runtime() -> tokio::runtime::Runtime {
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, BoxError>> + Send>>;
 
-/// The test object: `add`, `echo` (octets), `sleep` (on the runtime's timer), `oops` (a
-/// user exception), `boom` (panics), `lost` (an error that is not a marshal error).
+/// The test object: `add`, `echo` (octets), `sleep` (on the runtime's timer), `oops` and
+/// `fault` (user exceptions), `boom` (panics), `lost` (an error that is not a marshal error).
 #[derive(Clone, Default)]
 struct Object {
     /// Requests whose futures were dropped before they completed.
@@ -88,6 +89,12 @@ impl Service<Request> for Object {
                 b"oops" => {
                     let code: i32 = req.args()?;
                     req.user_exception(OOPS, &code)?
+                }
+                b"fault" => {
+                    // A member that CDR aligns to 8 after the repository id: decoded in the
+                    // wrong alignment, it reads padding as data.
+                    let code: i32 = req.args()?;
+                    req.user_exception(OOPS, &(i64::from(code) << 40 | 0x55, "why"))?
                 }
                 b"boom" => panic!("the test object panics on purpose"),
                 b"lost" => return Err("something that is not a marshal error".into()),
@@ -167,6 +174,54 @@ fn a_service_answers_every_outcome_in_every_version_and_byte_order() {
                 c.set_version(version);
                 c.set_byte_order(order);
                 exercise(&c, &format!("GIOP {version}, {order:?}")).await;
+            }
+        }
+        server.shutdown().await;
+    });
+}
+
+#[test]
+fn invoke_reply_keeps_results_and_user_exceptions_in_every_version_and_byte_order() {
+    let rt = runtime();
+    rt.block_on(async {
+        let server = serve(Object::default(), Duration::from_secs(1)).await;
+        let ior = server.ior("IDL:Test/Object:1.0", b"Object");
+        for version in VERSIONS {
+            for order in ORDERS {
+                let what = format!("GIOP {version}, {order:?}");
+                let c = AsyncClient::connect(&ior).await.unwrap();
+                c.set_version(version);
+                c.set_byte_order(order);
+                // Results borrow from the reply.
+                let data: Vec<u8> = (0..1000).map(|i| (i * 3) as u8).collect();
+                let reply = c.invoke_reply("echo", data.as_slice()).await.unwrap();
+                assert_eq!(reply.order(), order, "{what}: the server answers in kind");
+                assert_eq!(reply.user_exception(), None, "{what}");
+                let back: &[u8] = reply.results().unwrap();
+                assert_eq!(back, data, "{what}");
+                assert!(
+                    reply.message().as_ptr_range().contains(&back.as_ptr()),
+                    "{what}: the results were copied"
+                );
+                assert!(reply.exception_members::<i64>().is_err(), "{what}");
+                // A user exception is an `Ok` whose members decode in the reply's alignment.
+                let reply = c.invoke_reply("fault", &-3i32).await.unwrap();
+                assert_eq!(reply.user_exception(), Some(OOPS), "{what}");
+                let (code, why): (i64, &str) = reply.exception_members().unwrap();
+                assert_eq!((code, why), (-3i64 << 40 | 0x55, "why"), "{what}");
+                match reply.results::<()>().unwrap_err() {
+                    CallError::UserException { repository_id, .. } => {
+                        assert_eq!(repository_id, OOPS, "{what}")
+                    }
+                    other => panic!("{what}: {other:?}"),
+                }
+                // Other failures are the `Err`.
+                let e = c.invoke_reply("nope", &()).await.unwrap_err();
+                assert_eq!(
+                    system_exception(e),
+                    "IDL:omg.org/CORBA/BAD_OPERATION:1.0",
+                    "{what}"
+                );
             }
         }
         server.shutdown().await;

@@ -145,3 +145,61 @@ impl bench::Servant for BenchServant {
 pub fn servant() -> impl marshal::giop::Servant {
     bench::skeleton(BenchServant)
 }
+
+/// The generated async servant trait, answered as the blocking [`bench::Servant`] answers.
+#[cfg(feature = "tokio")]
+impl bench::AsyncServant for BenchServant {
+    async fn echo_ints(&self, v: flick::IntSeq) -> flick::IntSeq {
+        bench::Servant::echo_ints(self, v)
+    }
+
+    async fn echo_rects(&self, v: flick::RectSeq) -> flick::RectSeq {
+        bench::Servant::echo_rects(self, v)
+    }
+
+    async fn echo_dirents<'a>(&'a self, v: DirEntrySeq<'a>) -> DirEntrySeq<'a> {
+        bench::Servant::echo_dirents(self, v)
+    }
+
+    async fn echo_octets<'a>(&'a self, v: OctetSeq<'a>) -> OctetSeq<'a> {
+        bench::Servant::echo_octets(self, v)
+    }
+
+    async fn echo_shape<'a>(&'a self, s: Shape<'a>) -> Shape<'a> {
+        bench::Servant::echo_shape(self, s)
+    }
+
+    async fn echo_prims<'a>(&'a self, p: Prims<'a>) -> Prims<'a> {
+        bench::Servant::echo_prims(self, p)
+    }
+
+    async fn sum_ints(&self, v: flick::IntSeq) -> i64 {
+        bench::Servant::sum_ints(self, v)
+    }
+
+    async fn fail(&self, code: i32) -> Result<(), FailError> {
+        bench::Servant::fail(self, code)
+    }
+
+    async fn mix<'a>(&'a self, a: i32, s: Cow<'a, str>) -> (i32, i32, Cow<'a, str>) {
+        bench::Servant::mix(self, a, s)
+    }
+}
+
+/// [`BenchServant`] as a `tower` service of GIOP requests (the generated async skeleton), for
+/// `marshal::giop::AsyncServer::add_service` (feature `tokio`), on a tokio runtime:
+///
+/// ```
+/// use marshal::giop::{AsyncServer, AsyncServerHandle};
+/// use workloads::bench_object;
+///
+/// async fn serve() -> std::io::Result<AsyncServerHandle> {
+///     let mut server = AsyncServer::bind("127.0.0.1:0").await?;
+///     server.add_service("Bench", bench_object::service());
+///     server.spawn()
+/// }
+/// ```
+#[cfg(feature = "tokio")]
+pub fn service() -> bench::AsyncSkeleton<BenchServant> {
+    bench::service(BenchServant)
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 const USAGE: &str =
     "usage: marshal-build xdr [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--marshal-path PATH] [--async-client] [--async-server] file.x [-o out.rs]
-       marshal-build idl [-I dir]... [-D NAME[=VALUE]]... [--borrowed] file.idl [-o out.rs]";
+       marshal-build idl [-I dir]... [-D NAME[=VALUE]]... [--borrowed] [--async-client] [--async-server] file.idl [-o out.rs]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,20 +56,18 @@ impl Front {
         Ok(())
     }
 
-    fn async_client(&mut self) -> Result<(), String> {
+    fn async_client(&mut self) {
         match self {
             Front::Xdr(c) => drop(c.async_client(true)),
-            Front::Idl(_) => return Err(format!("`--async-client` is for `xdr`\n{USAGE}")),
+            Front::Idl(c) => drop(c.async_client(true)),
         }
-        Ok(())
     }
 
-    fn async_server(&mut self) -> Result<(), String> {
+    fn async_server(&mut self) {
         match self {
             Front::Xdr(c) => drop(c.async_server(true)),
-            Front::Idl(_) => return Err(format!("`--async-server` is for `xdr`\n{USAGE}")),
+            Front::Idl(c) => drop(c.async_server(true)),
         }
-        Ok(())
     }
 
     fn generate(&self, file: &str) -> Result<String, marshal_build::Error> {
@@ -113,9 +111,9 @@ fn run(args: &[String]) -> Result<(), String> {
             let p = value("--marshal-path", "")?;
             front.marshal_path(&p)?;
         } else if a == "--async-client" {
-            front.async_client()?;
+            front.async_client();
         } else if a == "--async-server" {
-            front.async_server()?;
+            front.async_server();
         } else if a == "-o" {
             output = Some(value("-o", "")?);
         } else if a.starts_with('-') {

@@ -10,6 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::ast::*;
+use super::async_stubs::{self, Raises};
 use crate::config::GenOptions;
 use crate::error::Pos;
 use crate::lexer::Diag;
@@ -151,6 +152,11 @@ struct Gen<'a> {
     refs: HashSet<Vec<String>>,
     /// Strings and octet sequences as `Cow` ([`Config::borrowed`](super::Config::borrowed)).
     borrowed: bool,
+    /// Each interface's `AsyncClient` ([`Config::async_client`](super::Config::async_client)).
+    async_client: bool,
+    /// Each interface's `AsyncServant` and `service`
+    /// ([`Config::async_server`](super::Config::async_server)).
+    async_server: bool,
     /// The types generated so far that take the lifetime `'a`.
     borrowing: HashSet<Vec<String>>,
     /// Borrowed mode: the types exceptions hold, generated owned.
@@ -168,6 +174,8 @@ pub fn generate(defs: &[Def], file: &str, opts: &GenOptions) -> Result<String, D
         syms: HashMap::new(),
         refs: HashSet::new(),
         borrowed: opts.borrowed,
+        async_client: opts.async_client,
+        async_server: opts.async_server,
         borrowing: HashSet::new(),
         owned: HashSet::new(),
         in_owned: false,
@@ -1042,6 +1050,8 @@ impl<'a> Gen<'a> {
         let mut error_types = Vec::new();
         // (wire name, dispatch arm body)
         let mut arms: Vec<(String, TokenStream)> = Vec::new();
+        // The operations and accessors as the async stubs declare them.
+        let mut async_ops: Vec<async_stubs::Op> = Vec::new();
 
         for (op, oscope) in &m.ops {
             let wire = &op.name.name;
@@ -1216,6 +1226,26 @@ impl<'a> Gen<'a> {
                 }
             };
             arms.push((wire.clone(), quote!({ #decode #answer })));
+            async_ops.push(async_stubs::Op {
+                wire: wire.clone(),
+                method: method.clone(),
+                doc: doc.clone(),
+                params: in_names.iter().map(|n| (*n).clone()).collect(),
+                client_params: in_tys_arg.iter().map(|t| (*t).clone()).collect(),
+                decoded_params: in_tys_c.iter().map(|t| (*t).clone()).collect(),
+                servant_params: in_tys.iter().map(|t| (*t).clone()).collect(),
+                result: ret_c.clone(),
+                result_borrows: outs.iter().any(|s| s.borrows),
+                servant_result: servant_ret.clone(),
+                borrows: slt.is_some(),
+                raises: (!raised.is_empty()).then(|| Raises {
+                    error: format_ident!("{}Error", camel(wire)),
+                    exceptions: raised
+                        .iter()
+                        .map(|(v, _, rid)| (v.clone(), rid.clone()))
+                        .collect(),
+                }),
+            });
         }
 
         for (a, ascope) in &m.attrs {
@@ -1244,9 +1274,23 @@ impl<'a> Gen<'a> {
                     fn #get #lt(&self) -> #t;
                 });
                 arms.push((
-                    get_wire,
+                    get_wire.clone(),
                     quote!({ call.args::<()>()?; call.reply(&self.0.#get()) }),
                 ));
+                async_ops.push(async_stubs::Op {
+                    wire: get_wire,
+                    method: get.clone(),
+                    doc: gdoc,
+                    params: Vec::new(),
+                    client_params: Vec::new(),
+                    decoded_params: Vec::new(),
+                    servant_params: Vec::new(),
+                    result: t_c.clone(),
+                    result_borrows: rt.borrows(),
+                    servant_result: t.clone(),
+                    borrows: rt.borrows(),
+                    raises: None,
+                });
                 if !a.readonly {
                     let set = format_ident!(
                         "set_{}",
@@ -1265,9 +1309,23 @@ impl<'a> Gen<'a> {
                         fn #set #lt(&self, value: #t);
                     });
                     arms.push((
-                        set_wire,
+                        set_wire.clone(),
                         quote!({ let value: #t_c = call.args()?; self.0.#set(value); call.reply(&()) }),
                     ));
+                    async_ops.push(async_stubs::Op {
+                        wire: set_wire,
+                        method: set,
+                        doc: sdoc,
+                        params: vec![format_ident!("value")],
+                        client_params: vec![t_c.clone()],
+                        decoded_params: vec![t_c.clone()],
+                        servant_params: vec![t.clone()],
+                        result: quote!(()),
+                        result_borrows: false,
+                        servant_result: quote!(()),
+                        borrows: rt.borrows(),
+                        raises: None,
+                    });
                 }
             }
         }
@@ -1288,36 +1346,7 @@ impl<'a> Gen<'a> {
             ));
         }
 
-        // Flick's demultiplexing: the name's length first, then the name as whole 8-byte
-        // words (little-endian, the last one zero-padded) matched as integers, so the
-        // compiler builds a decision tree of word compares rather than a chain of string
-        // compares.
-        let mut by_len: std::collections::BTreeMap<usize, Vec<(String, TokenStream)>> =
-            std::collections::BTreeMap::new();
-        for (w, body) in arms {
-            let v = by_len.entry(w.len()).or_default();
-            if v.iter().any(|(x, _)| *x == w) {
-                continue;
-            }
-            v.push((w, body));
-        }
-        let len_arms = by_len.iter().map(|(len, v)| {
-            let n = Literal::usize_unsuffixed(len.div_ceil(8));
-            let lit_len = Literal::usize_unsuffixed(*len);
-            let consts = v.iter().map(|(w, _)| {
-                let c = format_ident!("{}", w.to_uppercase());
-                let lit = Literal::byte_string(w.as_bytes());
-                quote!(const #c: [u64; #n] = op_words(#lit);)
-            });
-            let inner = v.iter().map(|(w, body)| {
-                let c = format_ident!("{}", w.to_uppercase());
-                quote!(#c => #body)
-            });
-            quote!(#lit_len => {
-                #(#consts)*
-                match words::<#n>(op) { #(#inner,)* _ => call.bad_operation(), }
-            })
-        });
+        let dispatch = demux(arms, &quote!(call.bad_operation()));
 
         let idoc = format!(" The repository id of `{}`.", path.join("::"));
         let skeleton_name = format!("{} skeleton", path.join("::"));
@@ -1405,14 +1434,66 @@ impl<'a> Gen<'a> {
             impl<S: Servant> ::marshal::giop::Servant for Skeleton<S> {
                 fn invoke(&self, call: &mut ::marshal::giop::Call<'_>) -> ::core::result::Result<(), ::marshal::Error> {
                     let op = call.operation();
-                    match op.len() {
-                        #(#len_arms)*
-                        _ => call.bad_operation(),
-                    }
+                    #dispatch
                 }
             }
         };
         self.root.child(&path).items.push(items);
+        if self.async_client {
+            let client = async_stubs::client(&async_ops);
+            self.root.child(&path).items.push(client);
+        }
+        if self.async_server {
+            let mut arms: Vec<(String, TokenStream)> = async_ops
+                .iter()
+                .map(|op| (op.wire.clone(), async_stubs::arm(op)))
+                .collect();
+            arms.extend(async_stubs::builtin_arms());
+            let dispatch = demux(arms, &async_stubs::bad_operation());
+            let server = async_stubs::server(&async_ops, dispatch, &path.join("::"));
+            self.root.child(&path).items.push(server);
+        }
         Ok(())
+    }
+}
+
+/// Flick's demultiplexing of the operation name `op`, `arms` being each name's answer and
+/// `bad` the answer to any other name: the name's length first, then the name as whole 8-byte
+/// words (little-endian, the last one zero-padded) matched as integers, so the compiler
+/// builds a decision tree of word compares rather than a chain of string compares. A name
+/// listed twice is answered by its first arm. Needs the interface module's `op_words` and
+/// `words`.
+fn demux(arms: Vec<(String, TokenStream)>, bad: &TokenStream) -> TokenStream {
+    let mut by_len: std::collections::BTreeMap<usize, Vec<(String, TokenStream)>> =
+        std::collections::BTreeMap::new();
+    for (w, body) in arms {
+        let v = by_len.entry(w.len()).or_default();
+        if v.iter().any(|(x, _)| *x == w) {
+            continue;
+        }
+        v.push((w, body));
+    }
+    let len_arms = by_len.iter().map(|(len, v)| {
+        let n = Literal::usize_unsuffixed(len.div_ceil(8));
+        let lit_len = Literal::usize_unsuffixed(*len);
+        let consts = v.iter().map(|(w, _)| {
+            let c = format_ident!("{}", w.to_uppercase());
+            let lit = Literal::byte_string(w.as_bytes());
+            quote!(const #c: [u64; #n] = op_words(#lit);)
+        });
+        let inner = v.iter().map(|(w, body)| {
+            let c = format_ident!("{}", w.to_uppercase());
+            quote!(#c => #body)
+        });
+        quote!(#lit_len => {
+            #(#consts)*
+            match words::<#n>(op) { #(#inner,)* _ => #bad, }
+        })
+    });
+    quote! {
+        match op.len() {
+            #(#len_arms)*
+            _ => #bad,
+        }
     }
 }

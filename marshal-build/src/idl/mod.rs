@@ -1,6 +1,7 @@
 //! The CORBA IDL front end (CORBA 3.0 chapter 3), for GIOP/IIOP peers such as omniORB.
 
 mod ast;
+mod async_stubs;
 mod generate;
 mod parse;
 
@@ -53,7 +54,9 @@ use crate::preprocess::Options;
 ///   parameters, errors `CallError` or a per-operation `<Op>Error` enum of the exceptions it
 ///   raises), a `Servant` trait and `skeleton(impl Servant) -> impl marshal::giop::Servant`,
 ///   which also answers `_is_a` and `_non_existent`; methods keep the operations' names
-///   (snake case), whatever Clippy's conventions for names such as `from_idl_form`.
+///   (snake case), whatever Clippy's conventions for names such as `from_idl_form`; with
+///   [`async_client`](Config::async_client) and [`async_server`](Config::async_server), also
+///   an `AsyncClient` and an `AsyncServant` trait with its `service`.
 ///
 /// Definitions of included files are generated too.
 #[derive(Debug, Clone)]
@@ -68,7 +71,50 @@ impl Default for Config {
 }
 
 impl Config {
-    crate::config::shared_config_methods!();
+    crate::config::shared_config_methods! {
+        async_client:
+        /// With each interface's module, an `AsyncClient` (off at first): a cheap `Clone` over
+        /// `marshal::giop::AsyncClient` (`new`, `get_ref`, `into_inner`) with one `async fn`
+        /// per operation and attribute accessor, taking and returning what the blocking
+        /// `Client`'s method does (`in` and `inout` parameters by reference; the result, then
+        /// the `inout` and `out` parameters; `CallError`, or the operation's `<Op>Error` enum
+        /// of the user exceptions it raises). A result that borrows
+        /// ([`borrowed`](Config::borrowed)) cannot be returned by an `async fn` that owns the
+        /// reply: such a method takes one more argument, `with: impl FnOnce(R<'_>) -> T`, gives
+        /// it the result and returns what it makes of it. Needs marshal's `tokio` feature.
+        ///
+        /// ```
+        /// let idl = std::env::temp_dir().join("marshal_build_async_client_doc.idl");
+        /// std::fs::write(&idl, "exception Odd { long n; };
+        ///     interface Calc { long half(in long n) raises (Odd); };")?;
+        /// let rust = marshal_build::idl::Config::new().async_client(true).generate(&idl)?;
+        /// assert!(rust.contains("pub struct AsyncClient"));
+        /// assert!(rust.contains("pub async fn half(&self, n: &i32) -> ::core::result::Result<i32, HalfError>"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        async_server:
+        /// With each interface's module, an `AsyncServant` trait (off at first): one method per
+        /// operation and attribute accessor, `fn op(&self, args…) -> impl Future<Output = R> +
+        /// Send` where `R` is what the blocking `Servant`'s method returns (`fn op<'a>(&'a
+        /// self, args…) -> impl Future<Output = R<'a>> + Send` where a type borrows), which an
+        /// implementation writes as an `async fn`; and `service(impl AsyncServant) ->
+        /// AsyncSkeleton<_>`, a `tower` service of `marshal::giop::Request`s for
+        /// `marshal::giop::AsyncServer::add_service(key, …)`. It demultiplexes operation names
+        /// as the blocking skeleton does, answers `_is_a` and `_non_existent` itself,
+        /// decodes the arguments (answering `MARSHAL` when they do not decode,
+        /// `BAD_OPERATION` for an unknown operation), awaits the method and encodes its
+        /// results or the user exception it raises. Needs marshal's `tokio` feature; the
+        /// user's crate needs neither tokio nor tower.
+        ///
+        /// ```
+        /// let idl = std::env::temp_dir().join("marshal_build_async_server_doc.idl");
+        /// std::fs::write(&idl, "interface Calc { long neg(in long n); };")?;
+        /// let rust = marshal_build::idl::Config::new().async_server(true).generate(&idl)?;
+        /// assert!(rust.contains("pub trait AsyncServant"));
+        /// assert!(rust.contains("pub fn service<S: AsyncServant>(imp: S) -> AsyncSkeleton<S>"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+    }
 
     /// No include directories, nothing defined, output to `$OUT_DIR`.
     pub fn new() -> Config {

@@ -68,7 +68,47 @@ impl Default for Config {
 }
 
 impl Config {
-    crate::config::shared_config_methods!();
+    crate::config::shared_config_methods! {
+        async_client:
+        /// With each program version's module, an `AsyncClient` (off at first): a cheap
+        /// `Clone` over `marshal::rpc::AsyncClient` (`new`, `get_ref`, `into_inner`) with one
+        /// `async fn proc(&self, args: &A) -> Result<R, RpcError>` per procedure, taking its
+        /// arguments as the blocking `Client` does. A result that borrows
+        /// ([`borrowed`](Config::borrowed)) cannot be returned by an `async fn` that owns the
+        /// reply: such a method is `proc<T>(&self, args: &A, with: impl FnOnce(R<'_>) -> T) ->
+        /// Result<T, RpcError>`, which gives the result to `with` and returns what `with`
+        /// makes of it. Needs marshal's `tokio` feature.
+        ///
+        /// ```
+        /// let x = std::env::temp_dir().join("marshal_build_async_client_doc.x");
+        /// std::fs::write(&x, "program P { version V { int ADD(int, int) = 1; } = 1; } = 0x20000001;")?;
+        /// let rust = marshal_build::xdr::Config::new().async_client(true).generate(&x)?;
+        /// assert!(rust.contains("pub struct AsyncClient"));
+        /// assert!(rust.contains("pub async fn add("));
+        /// assert!(rust.contains("self.inner.call::<(&i32, &i32), i32>(ADD, &(arg0, arg1)).await"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        async_server:
+        /// With each program version's module, an `AsyncServer` trait (off at first): one
+        /// method per procedure, `fn proc(&self, args: A) -> impl Future<Output = R> + Send`
+        /// (`fn proc<'a>(&'a self, args: A<'a>) -> impl Future<Output = R<'a>> + Send` where a
+        /// type borrows), which an implementation writes as `async fn proc(&self, args: A) ->
+        /// R`; and `service(impl AsyncServer) -> AsyncDispatch<_>`, a `tower` service of
+        /// `marshal::rpc::Request`s for `marshal::rpc::AsyncServer::add_service(PROGRAM,
+        /// VERSION, …)`, which decodes each call's arguments (answering `GARBAGE_ARGS` when
+        /// they do not decode, `PROC_UNAVAIL` for an unknown procedure), awaits the method and
+        /// encodes its result. Needs marshal's `tokio` feature; the user's crate needs neither
+        /// tokio nor tower.
+        ///
+        /// ```
+        /// let x = std::env::temp_dir().join("marshal_build_async_server_doc.x");
+        /// std::fs::write(&x, "program P { version V { int NEG(int) = 1; } = 1; } = 0x20000001;")?;
+        /// let rust = marshal_build::xdr::Config::new().async_server(true).generate(&x)?;
+        /// assert!(rust.contains("pub trait AsyncServer"));
+        /// assert!(rust.contains("pub fn service<S: AsyncServer>(imp: S) -> AsyncDispatch<S>"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+    }
 
     /// No include directories, nothing defined, output to `$OUT_DIR`.
     pub fn new() -> Config {
@@ -113,53 +153,6 @@ impl Config {
     /// ```
     pub fn marshal_path(&mut self, path: &str) -> &mut Config {
         self.common.marshal_path(path);
-        self
-    }
-
-    /// With each program version's module, an `AsyncClient` (off at first): a cheap
-    /// `Clone` over `marshal::rpc::AsyncClient` (`new`, `get_ref`, `into_inner`) with one
-    /// `async fn proc(&self, args: &A) -> Result<R, RpcError>` per procedure, taking its
-    /// arguments as the blocking `Client` does. A result that borrows
-    /// ([`borrowed`](Config::borrowed)) cannot be returned by an `async fn` that owns the
-    /// reply: such a method is `proc<T>(&self, args: &A, with: impl FnOnce(R<'_>) -> T) ->
-    /// Result<T, RpcError>`, which gives the result to `with` and returns what `with`
-    /// makes of it. Needs marshal's `tokio` feature.
-    ///
-    /// ```
-    /// let x = std::env::temp_dir().join("marshal_build_async_client_doc.x");
-    /// std::fs::write(&x, "program P { version V { int ADD(int, int) = 1; } = 1; } = 0x20000001;")?;
-    /// let rust = marshal_build::xdr::Config::new().async_client(true).generate(&x)?;
-    /// assert!(rust.contains("pub struct AsyncClient"));
-    /// assert!(rust.contains("pub async fn add("));
-    /// assert!(rust.contains("self.inner.call::<(&i32, &i32), i32>(ADD, &(arg0, arg1)).await"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn async_client(&mut self, on: bool) -> &mut Config {
-        self.common.async_client(on);
-        self
-    }
-
-    /// With each program version's module, an `AsyncServer` trait (off at first): one
-    /// method per procedure, `fn proc(&self, args: A) -> impl Future<Output = R> + Send`
-    /// (`fn proc<'a>(&'a self, args: A<'a>) -> impl Future<Output = R<'a>> + Send` where a
-    /// type borrows), which an implementation writes as `async fn proc(&self, args: A) ->
-    /// R`; and `service(impl AsyncServer) -> AsyncDispatch<_>`, a `tower` service of
-    /// `marshal::rpc::Request`s for `marshal::rpc::AsyncServer::add_service(PROGRAM,
-    /// VERSION, …)`, which decodes each call's arguments (answering `GARBAGE_ARGS` when
-    /// they do not decode, `PROC_UNAVAIL` for an unknown procedure), awaits the method and
-    /// encodes its result. Needs marshal's `tokio` feature; the user's crate needs neither
-    /// tokio nor tower.
-    ///
-    /// ```
-    /// let x = std::env::temp_dir().join("marshal_build_async_server_doc.x");
-    /// std::fs::write(&x, "program P { version V { int NEG(int) = 1; } = 1; } = 0x20000001;")?;
-    /// let rust = marshal_build::xdr::Config::new().async_server(true).generate(&x)?;
-    /// assert!(rust.contains("pub trait AsyncServer"));
-    /// assert!(rust.contains("pub fn service<S: AsyncServer>(imp: S) -> AsyncDispatch<S>"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn async_server(&mut self, on: bool) -> &mut Config {
-        self.common.async_server(on);
         self
     }
 

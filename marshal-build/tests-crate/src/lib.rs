@@ -127,6 +127,33 @@ pub mod borrowed_idl {
     }
 }
 
+/// IDL files generated with `Config::async_client(true)` and `Config::async_server(true)`.
+pub mod async_idl {
+    /// `idl/all.idl`.
+    pub mod all_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/async/all.rs"));
+    }
+    /// `idl/store.idl`.
+    pub mod store_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/async/store.rs"));
+    }
+    /// `/usr/share/idl/omniORB/echo.idl`.
+    pub mod echo_idl {
+        include!(concat!(env!("OUT_DIR"), "/idl/async/echo.rs"));
+    }
+    /// `idl/all.idl` and `idl/store.idl`, borrowed (`Config::borrowed(true)`).
+    pub mod borrowed {
+        /// `idl/all.idl`.
+        pub mod all_idl {
+            include!(concat!(env!("OUT_DIR"), "/idl/async/borrowed/all.rs"));
+        }
+        /// `idl/store.idl`.
+        pub mod store_idl {
+            include!(concat!(env!("OUT_DIR"), "/idl/async/borrowed/store.rs"));
+        }
+    }
+}
+
 /// Generated from the files of Debian's `omniorb-idl` that marshal-build accepts (see
 /// `OMNIORB_IDL` in `build.rs`), each in its own module (`CosNaming.idl` in `cos_naming_idl`,
 /// where its module `CosNaming` is `cos_naming`): a file that includes another

@@ -1,15 +1,22 @@
 //! A Rust servant of the `Echo` interface generated from omniorb-idl's `echo.idl`, served by
-//! `marshal::giop::Server`, called by omniORB: `cxx/echo_client.cpp` compiled against the
-//! stubs `omniidl -bcxx` generates from the same file (built once per test run, in
-//! `CARGO_TARGET_TMPDIR`). Its `_narrow` asks the servant `_is_a` when the reference does not
-//! carry the type (a corbaloc URL). A missing omniidl, compiler or omniORB library fails the
-//! test.
+//! `marshal::giop::Server` (the blocking `Servant`) and by `marshal::giop::AsyncServer` (the
+//! `AsyncServant`, `Config::async_server(true)`), called by omniORB: `cxx/echo_client.cpp`
+//! compiled against the stubs `omniidl -bcxx` generates from the same file (built once per
+//! test run, in `CARGO_TARGET_TMPDIR`). Its `_narrow` asks the servant `_is_a` when the
+//! reference does not carry the type (a corbaloc URL). A missing omniidl, compiler or omniORB
+//! library fails the test.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use marshal::giop::{Call, Ior, Server, ServerHandle};
+use std::task::{Context, Poll};
+
+use marshal::giop::{
+    AsyncServer, AsyncServerHandle, Call, Ior, Request, Server, ServerHandle, Service,
+};
+use marshal_build_tests::async_idl::echo_idl::echo as async_echo;
+use marshal_build_tests::async_idl::store_idl::store::nothing;
 use marshal_build_tests::omniorb::cos_object_identity_idl::cos_object_identity::identifiable_object;
 use marshal_build_tests::omniorb::echo_idl::echo;
 
@@ -212,4 +219,147 @@ fn omniorb_narrow_asks_generated_servant_is_a() {
     assert_eq!(stdout.trim(), "not an Echo");
     assert_eq!(*objects.ops.lock().unwrap(), ["other _is_a"]);
     objects.server.shutdown();
+}
+
+// ----- the async servant -----
+
+/// `Echo`, asynchronously: answers with the message after a yield, recording what it was
+/// sent.
+#[derive(Default)]
+struct AsyncRecorder {
+    messages: Arc<Mutex<Vec<String>>>,
+}
+
+impl async_echo::AsyncServant for AsyncRecorder {
+    async fn echo_string(&self, mesg: String) -> String {
+        tokio::task::yield_now().await;
+        self.messages.lock().unwrap().push(mesg.clone());
+        mesg
+    }
+}
+
+/// Not an `Echo`: store.idl's `Store::Nothing`.
+struct AsyncOther;
+
+impl nothing::AsyncServant for AsyncOther {}
+
+/// A service that logs the operation of each request (as `<key> <operation>`) and passes it
+/// on to `inner`.
+#[derive(Clone)]
+struct Logged<S> {
+    key: &'static str,
+    ops: Arc<Mutex<Vec<String>>>,
+    inner: S,
+}
+
+impl<S: Service<Request>> Service<Request> for Logged<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> S::Future {
+        let op = String::from_utf8_lossy(req.operation()).into_owned();
+        self.ops.lock().unwrap().push(format!("{} {op}", self.key));
+        self.inner.call(req)
+    }
+}
+
+/// An async server, on `rt`, of the recording `Echo` under key `echo` and of `Nothing` under
+/// key `other`; each logs the operations it is asked.
+struct AsyncObjects {
+    server: AsyncServerHandle,
+    messages: Arc<Mutex<Vec<String>>>,
+    ops: Arc<Mutex<Vec<String>>>,
+}
+
+fn serve_async(rt: &tokio::runtime::Runtime) -> AsyncObjects {
+    let recorder = AsyncRecorder::default();
+    let messages = recorder.messages.clone();
+    let ops = Arc::new(Mutex::new(Vec::new()));
+    let server = rt.block_on(async {
+        let mut server = AsyncServer::bind("127.0.0.1:0").await.unwrap();
+        server.add_service(
+            "echo",
+            Logged {
+                key: "echo",
+                ops: ops.clone(),
+                inner: async_echo::service(recorder),
+            },
+        );
+        server.add_service(
+            "other",
+            Logged {
+                key: "other",
+                ops: ops.clone(),
+                inner: nothing::service(AsyncOther),
+            },
+        );
+        server.spawn().unwrap()
+    });
+    AsyncObjects {
+        server,
+        messages,
+        ops,
+    }
+}
+
+/// A runtime of two workers (built by hand: no `macros` feature), which serves while
+/// omniORB's client runs on the test's thread.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+#[test]
+fn omniorb_client_calls_generated_async_servant_by_ior() {
+    let rt = runtime();
+    let objects = serve_async(&rt);
+    let ior = objects.server.ior(async_echo::REPOSITORY_ID, b"echo");
+    let out = call(&ior.to_string(), &MESSAGES);
+    assert_echoed(&out, "async, by IOR");
+    assert_eq!(*objects.messages.lock().unwrap(), MESSAGES);
+    let ops = objects.ops.lock().unwrap().clone();
+    assert_eq!(ops, ["echo echoString"; MESSAGES.len()]);
+    rt.block_on(objects.server.shutdown());
+}
+
+#[test]
+fn omniorb_narrow_asks_generated_async_servant_is_a() {
+    let rt = runtime();
+    let objects = serve_async(&rt);
+    let port = objects.server.local_addr().port();
+    for url in [
+        format!("corbaloc::127.0.0.1:{port}/echo"),
+        format!("corbaloc:iiop:1.1@127.0.0.1:{port}/echo"),
+        format!("corbaloc:iiop:1.2@127.0.0.1:{port}/echo"),
+    ] {
+        objects.messages.lock().unwrap().clear();
+        objects.ops.lock().unwrap().clear();
+        let out = call(&url, &MESSAGES);
+        assert_echoed(&out, &url);
+        assert_eq!(*objects.messages.lock().unwrap(), MESSAGES, "{url}");
+        let ops = objects.ops.lock().unwrap().clone();
+        assert_eq!(ops[0], "echo _is_a", "{url}: {ops:?}");
+        assert_eq!(
+            ops[1..],
+            ["echo echoString"; MESSAGES.len()],
+            "{url}: {ops:?}"
+        );
+    }
+
+    // Another interface's async skeleton answers `_is_a` false: the narrow gives nil.
+    objects.ops.lock().unwrap().clear();
+    let out = call(&format!("corbaloc::127.0.0.1:{port}/other"), &["x"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert_eq!(stdout.trim(), "not an Echo");
+    assert_eq!(*objects.ops.lock().unwrap(), ["other _is_a"]);
+    rt.block_on(objects.server.shutdown());
 }

@@ -19,6 +19,7 @@ use wire_iiop::giop::{
 };
 use wire_iiop::{ByteOrder, Decode, Encode};
 
+use super::async_reply::Reply;
 use super::client::{endpoint, MAX_FORWARDS};
 use super::reply::{outcome, Outcome};
 use super::CallError;
@@ -325,6 +326,21 @@ impl AsyncClient {
         operation: &str,
         args: &Args,
     ) -> Result<Ret, CallError> {
+        self.invoke_reply(operation, args).await?.results()
+    }
+
+    /// Like [`invoke`](AsyncClient::invoke), but returns the reply whole, which the call
+    /// owns: its results decode borrowing from it ([`Reply::results`]), and so do the members
+    /// of a user exception it carries ([`Reply::exception_members`], in the reply's byte
+    /// order and alignment), which is therefore an `Ok` here. Every other failure (a system
+    /// exception, a transport or protocol error) is the `Err`.
+    ///
+    /// Dropping the future before it completes cancels the call (`CancelRequest`).
+    pub async fn invoke_reply<Args: Encode + ?Sized>(
+        &self,
+        operation: &str,
+        args: &Args,
+    ) -> Result<Reply, CallError> {
         let mut forwards = 0;
         let mut reconnected = false;
         loop {
@@ -344,8 +360,13 @@ impl AsyncClient {
             let MessageKind::Reply(head) = &msg.kind else {
                 return Err(CallError::Protocol("the reader routed a non-reply".into()));
             };
-            match outcome(head.status, &msg.body(), |body| body.decode::<Ret>())? {
-                Outcome::Done(r) => return r,
+            let body = msg.body();
+            let order = body.order();
+            let (at, exception) = match outcome(head.status, &body, |b| Ok(b.position()))? {
+                Outcome::Done(r) => (r?, None),
+                Outcome::UserException(CallError::UserException { repository_id, .. }, at) => {
+                    (at, Some(repository_id))
+                }
                 Outcome::UserException(e, _) => return Err(e),
                 Outcome::Forward(ior) => {
                     forwards += 1;
@@ -353,8 +374,12 @@ impl AsyncClient {
                         return Err(CallError::TooManyForwards(MAX_FORWARDS));
                     }
                     self.retarget(&ior)?;
+                    continue;
                 }
-            }
+            };
+            return Reply::new(reply, at, order, exception).ok_or_else(|| {
+                CallError::Protocol(format!("the reply's body begins past its end ({at})"))
+            });
         }
     }
 

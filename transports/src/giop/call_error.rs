@@ -11,7 +11,8 @@ use wire_iiop::giop::Completion;
 pub enum CallError {
     /// The operation raised a user exception (an IDL `exception`): its repository id, and its
     /// members as they follow the repository id in the reply. Decode them with
-    /// [`decode_user_exception`](super::Client::decode_user_exception).
+    /// [`decode_user_exception`](super::Client::decode_user_exception) (the async client's
+    /// `invoke_reply` keeps the reply, whose `exception_members` decodes them).
     UserException {
         /// E.g. `IDL:Flick/Oops:1.0`.
         repository_id: String,

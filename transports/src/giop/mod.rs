@@ -10,6 +10,8 @@
 #[cfg(feature = "tokio")]
 mod async_client;
 #[cfg(feature = "tokio")]
+mod async_reply;
+#[cfg(feature = "tokio")]
 mod async_server;
 mod call_error;
 mod client;
@@ -25,6 +27,9 @@ pub use crate::service::BoxError;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use async_client::AsyncClient;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use async_reply::Reply;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use async_server::{AsyncServer, AsyncServerHandle, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
