@@ -47,7 +47,7 @@
 //!
 //! The async ONC RPC server serves `tower` services (the one marshal-build generates from
 //! `flick.x`'s async server trait, and the bench's own for [`OCTETS_PROG`]); the async GIOP
-//! server runs the servant on the connection's task.
+//! server serves the one generated from `flick.idl`'s `Flick::Bench`.
 //!
 //! Run: `cargo bench -p marshal-benches --bench async_rpc` (short:
 //! `-- --warm-up-time 1 --measurement-time 2`).
@@ -143,10 +143,11 @@ fn blocking_rpc_server() -> rpc::ServerHandle {
     server.spawn().expect("spawn")
 }
 
-/// The async GIOP server of `workloads::bench_object` (key `Bench`), on the current runtime.
+/// The async GIOP server of `workloads::bench_object` (key `Bench`; the `tower` service of
+/// its generated async servant), on the current runtime.
 async fn async_giop_server() -> giop::AsyncServerHandle {
     let mut server = giop::AsyncServer::bind("127.0.0.1:0").await.expect("bind");
-    server.add("Bench", bench_object::servant());
+    server.add_service("Bench", bench_object::service());
     server.spawn().expect("spawn")
 }
 
