@@ -188,7 +188,8 @@ fn async_client_calls_rpcgen_server_over_udp() {
 fn async_server(rt: &tokio::runtime::Runtime) -> AsyncServerHandle {
     rt.block_on(async {
         let mut s = AsyncServer::bind("127.0.0.1:0").await.unwrap();
-        s.add(flick::FLICK_PROG, flick::FLICK_VERS, flick::serve);
+        // FLICK_PROG's generated async server, as a tower service.
+        s.add_service(flick::FLICK_PROG, flick::FLICK_VERS, flick::service());
         s.spawn().unwrap()
     })
 }
