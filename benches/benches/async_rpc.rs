@@ -24,7 +24,9 @@
 //!   before reading their replies (`recv_reply`), as `benches/rpc.rs` does. `tonic/<k>` makes
 //!   `k` concurrent unary calls of an empty message on one tonic channel (one HTTP/2
 //!   connection; each call on a clone of the client, as tonic requires), also in a
-//!   `FuturesUnordered`. Throughput is `k` elements.
+//!   `FuturesUnordered`. `async-1-thread/<k>` is `async/<k>` with client and server on a
+//!   current-thread runtime driven by the bench thread: a thread-per-core deployment, where
+//!   no thread waits to be woken by another. Throughput is `k` elements.
 //!
 //! Round-trip throughput is the XDR encoding of the array (a 4-byte count, then the values),
 //! which is also its CDR encoding; protobuf's is within a few bytes of it.
@@ -442,8 +444,34 @@ fn giop_roundtrips(c: &mut Criterion, peers: &Peers) {
     g.finish();
 }
 
+/// `k` concurrent NULL calls through `client`, `iters` times: the time they took.
+async fn null_calls(client: rpc::AsyncClient, k: usize, iters: u64) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        let mut calls: FuturesUnordered<_> = (0..k)
+            .map(|_| client.call::<_, ()>(FLICK_NULL, &()))
+            .collect();
+        while let Some(r) = calls.next().await {
+            r.unwrap();
+        }
+    }
+    start.elapsed()
+}
+
 /// `rpc/null/in_flight`.
 fn null_in_flight(c: &mut Criterion, peers: &Peers) {
+    // The same server and client on a current-thread runtime: client, server and their
+    // tasks on the bench thread, which no other thread ever has to wake.
+    let one = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (one_server, one_client) = one.block_on(async {
+        let server = async_rpc_server().await;
+        let addr = server.tcp_addr().expect("serves TCP");
+        let client = rpc::AsyncClient::connect_tcp(addr, FLICK_PROG, FLICK_VERS).await;
+        (server, client.expect("connect"))
+    });
     let client = peers.async_rpc_client(FLICK_PROG);
     let mut blocking = peers.blocking_rpc_client(FLICK_PROG);
     let tonic = peers.tonic_client();
@@ -453,21 +481,10 @@ fn null_in_flight(c: &mut Criterion, peers: &Peers) {
     for k in IN_FLIGHT {
         g.throughput(Throughput::Elements(k as u64));
         g.bench_function(BenchmarkId::new("async", k), |b| {
-            b.iter_custom(|iters| {
-                let client = client.clone();
-                on_runtime(&peers.rt, async move {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        let mut calls: FuturesUnordered<_> = (0..k)
-                            .map(|_| client.call::<_, ()>(FLICK_NULL, &()))
-                            .collect();
-                        while let Some(r) = calls.next().await {
-                            r.unwrap();
-                        }
-                    }
-                    start.elapsed()
-                })
-            })
+            b.iter_custom(|iters| on_runtime(&peers.rt, null_calls(client.clone(), k, iters)))
+        });
+        g.bench_function(BenchmarkId::new("async-1-thread", k), |b| {
+            b.iter_custom(|iters| one.block_on(null_calls(one_client.clone(), k, iters)))
         });
         if PIPELINED.contains(&k) {
             g.bench_function(BenchmarkId::new("blocking-pipelined", k), |b| {
@@ -504,6 +521,7 @@ fn null_in_flight(c: &mut Criterion, peers: &Peers) {
         });
     }
     g.finish();
+    one.block_on(one_server.shutdown());
 }
 
 fn benches(c: &mut Criterion) {
