@@ -26,7 +26,9 @@
 //!   connection; each call on a clone of the client, as tonic requires), also in a
 //!   `FuturesUnordered`. `async-1-thread/<k>` is `async/<k>` with client and server on a
 //!   current-thread runtime driven by the bench thread: a thread-per-core deployment, where
-//!   no thread waits to be woken by another. Throughput is `k` elements.
+//!   no thread waits to be woken by another. `async-busy-poll/<k>` is `async/<k>` with the
+//!   client's and the server's connections busy-polling for 50 µs before they wait for their
+//!   sockets (`set_busy_poll`). Throughput is `k` elements.
 //!
 //! Round-trip throughput is the XDR encoding of the array (a 4-byte count, then the values),
 //! which is also its CDR encoding; protobuf's is within a few bytes of it.
@@ -76,6 +78,8 @@ use workloads::flick_rpc::{self, ECHO_INTS, FLICK_NULL, FLICK_PROG, FLICK_VERS};
 const SIZES: [usize; 3] = [64, 64 << 10, 1 << 20];
 /// Calls in flight per iteration of `rpc/null/in_flight` (async and tonic).
 const IN_FLIGHT: [usize; 3] = [1, 16, 256];
+/// The busy-poll budget of `async-busy-poll`.
+const BUSY_POLL: Duration = Duration::from_micros(200);
 /// Calls in flight per iteration of the blocking client's pipeline.
 const PIPELINED: [usize; 2] = [1, 16];
 
@@ -129,9 +133,15 @@ impl rpc::Service<rpc::Request> for OctetsService {
 /// The async ONC RPC server of `FLICK_PROG` (the service marshal-build generates from
 /// `flick.x`) and [`OCTETS_PROG`], on the current runtime.
 async fn async_rpc_server() -> rpc::AsyncServerHandle {
+    async_rpc_server_polling(None).await
+}
+
+/// [`async_rpc_server`], its connections busy-polling for `busy_poll`.
+async fn async_rpc_server_polling(busy_poll: Option<Duration>) -> rpc::AsyncServerHandle {
     let mut server = rpc::AsyncServer::bind_tcp("127.0.0.1:0")
         .await
         .expect("bind");
+    server.set_busy_poll(busy_poll);
     server.add_service(FLICK_PROG, FLICK_VERS, flick_rpc::service());
     server.add_service(OCTETS_PROG, OCTETS_VERS, OctetsService);
     server.spawn().expect("spawn")
@@ -473,6 +483,15 @@ fn null_in_flight(c: &mut Criterion, peers: &Peers) {
         (server, client.expect("connect"))
     });
     let client = peers.async_rpc_client(FLICK_PROG);
+    // Client and server busy-polling (50 µs) on the 2-worker runtime.
+    let (busy_server, busy_client) = peers.rt.block_on(async {
+        let server = async_rpc_server_polling(Some(BUSY_POLL)).await;
+        let addr = server.tcp_addr().expect("serves TCP");
+        let client = rpc::AsyncClient::connect_tcp(addr, FLICK_PROG, FLICK_VERS).await;
+        let client = client.expect("connect");
+        client.set_busy_poll(Some(BUSY_POLL));
+        (server, client)
+    });
     let mut blocking = peers.blocking_rpc_client(FLICK_PROG);
     let tonic = peers.tonic_client();
     let mut g = c.benchmark_group("rpc/null/in_flight");
@@ -482,6 +501,9 @@ fn null_in_flight(c: &mut Criterion, peers: &Peers) {
         g.throughput(Throughput::Elements(k as u64));
         g.bench_function(BenchmarkId::new("async", k), |b| {
             b.iter_custom(|iters| on_runtime(&peers.rt, null_calls(client.clone(), k, iters)))
+        });
+        g.bench_function(BenchmarkId::new("async-busy-poll", k), |b| {
+            b.iter_custom(|iters| on_runtime(&peers.rt, null_calls(busy_client.clone(), k, iters)))
         });
         g.bench_function(BenchmarkId::new("async-1-thread", k), |b| {
             b.iter_custom(|iters| one.block_on(null_calls(one_client.clone(), k, iters)))
@@ -522,6 +544,7 @@ fn null_in_flight(c: &mut Criterion, peers: &Peers) {
     }
     g.finish();
     one.block_on(one_server.shutdown());
+    peers.rt.block_on(busy_server.shutdown());
 }
 
 fn benches(c: &mut Criterion) {

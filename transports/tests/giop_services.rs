@@ -229,6 +229,28 @@ fn invoke_reply_keeps_results_and_user_exceptions_in_every_version_and_byte_orde
 }
 
 #[test]
+fn busy_polling_client_and_server_answer_every_outcome() {
+    let rt = runtime();
+    rt.block_on(async {
+        let mut server = AsyncServer::bind("127.0.0.1:0").await.unwrap();
+        server.add_service("Object", Object::default());
+        server.set_busy_poll(Some(Duration::from_micros(200)));
+        let server = server.spawn().unwrap();
+        let c = AsyncClient::connect(&server.ior("IDL:Test/Object:1.0", b"Object"))
+            .await
+            .unwrap();
+        c.set_busy_poll(Some(Duration::from_micros(200)));
+        exercise(&c, "busy-polling").await;
+        // Replies slower than the budget still come.
+        assert_eq!(
+            c.invoke::<_, u32>("sleep", &(20u32, 6u32)).await.unwrap(),
+            6
+        );
+        server.shutdown().await;
+    });
+}
+
+#[test]
 fn the_blocking_client_calls_a_service() {
     let rt = runtime();
     let server = rt.block_on(serve(Object::default(), Duration::from_secs(1)));

@@ -30,7 +30,7 @@ use super::{
 };
 use crate::codec::RecordCodec;
 use crate::gather_writes::write_replies;
-use crate::read_buf::ReadBuf;
+use crate::read_buf::{BusyPoll, ReadBuf};
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
 use crate::stop::{race, stopped, Either};
 
@@ -98,6 +98,7 @@ pub struct AsyncServer {
     max_in_flight: usize,
     idle_timeout: Option<Duration>,
     grace: Duration,
+    busy_poll: Option<Duration>,
 }
 
 impl core::fmt::Debug for AsyncServer {
@@ -125,6 +126,7 @@ impl AsyncServer {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             idle_timeout: Some(Duration::from_secs(300)),
             grace: DEFAULT_GRACE,
+            busy_poll: None,
         }
     }
 
@@ -267,6 +269,15 @@ impl AsyncServer {
         self.grace = grace;
     }
 
+    /// How long a TCP connection's task, finding no call to read, keeps trying (yielding to
+    /// the runtime in between) before it waits for the socket: off (`None`) at first, at most
+    /// 10 ms. Its worker then stays awake for a call that comes within the budget, instead of
+    /// letting its CPU idle and having to be woken (on a VM whose idle vCPUs halt, tens of
+    /// microseconds a call), at the price of that CPU time.
+    pub fn set_busy_poll(&mut self, budget: Option<Duration>) {
+        self.busy_poll = budget;
+    }
+
     /// Starts serving on the current tokio runtime, and registers with rpcbind if asked to
     /// (the registration calls block briefly, before this returns).
     ///
@@ -283,6 +294,7 @@ impl AsyncServer {
             max_in_flight: self.max_in_flight,
             idle_timeout: self.idle_timeout,
             grace: self.grace,
+            busy_poll: BusyPoll::new(self.busy_poll),
             stop,
         });
         let conns = Arc::new(Semaphore::new(self.max_connections));
@@ -329,6 +341,7 @@ struct Ctx {
     max_in_flight: usize,
     idle_timeout: Option<Duration>,
     grace: Duration,
+    busy_poll: BusyPoll,
     /// Becomes `true` on shutdown.
     stop: watch::Receiver<bool>,
 }
@@ -620,7 +633,7 @@ async fn serve_tcp(
     let mut calls = Calls::new(&ctx, Protocol::Tcp);
     let sink = Sink::Tcp(replies.clone());
     let mut codec = RecordCodec::new().max_record(ctx.max_record);
-    let mut buf = ReadBuf::new(16 * 1024);
+    let mut buf = ReadBuf::new(16 * 1024, ctx.busy_poll.clone());
     let mut stop = ctx.stop.clone();
     loop {
         match buf.decode(&mut codec) {

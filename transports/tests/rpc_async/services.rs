@@ -68,6 +68,24 @@ fn a_service_answers_every_outcome_over_tcp_and_udp() {
 }
 
 #[test]
+fn busy_polling_client_and_server_answer_every_outcome() {
+    block_on_workers(2, async {
+        let server = service_server(TestService::default(), |s| {
+            s.set_busy_poll(Some(Duration::from_micros(200)))
+        })
+        .await;
+        let c = tcp(&server).await;
+        c.set_busy_poll(Some(Duration::from_micros(200)));
+        exercise(&c, true).await;
+        // Replies slower than the budget still come: the reader then waits for the socket.
+        assert_eq!(c.call::<_, u32>(SLEEP, &(20u32, 5u32)).await.unwrap(), 5);
+        c.set_busy_poll(None);
+        assert_eq!(c.call::<_, i32>(ADD, &(1, 2)).await.unwrap(), 3);
+        server.shutdown().await;
+    });
+}
+
+#[test]
 fn calls_on_one_connection_complete_together_and_out_of_order() {
     block_on_workers(2, async {
         let server = service_server(TestService::default(), |s| s.set_max_in_flight(64)).await;
