@@ -11,9 +11,12 @@
 //!   varints of 1 to 10 bytes depending on the values); case `octets` echoes an opaque byte
 //!   array (`ECHO_OCTETS` of the bench's own [`OCTETS_PROG`], since `FLICK_PROG` has none;
 //!   for tonic a `bytes` field). Both sides decode the reply into a fresh `Vec`.
+//!   `blocking-busy-poll/<size>` is `blocking/<size>` with client and server busy-polling
+//!   (`set_busy_poll`, 200 µs) before their reads block.
 //! - `giop/async_roundtrip/<case>`: the same payloads over GIOP 1.2, `sequence<octet>` and
 //!   `sequence<long>` (`echo_octets` and `echo_ints` of `workloads::bench_object`), ids
-//!   `async/<size>` (`giop::AsyncClient` calling `giop::AsyncServer`) and `blocking/<size>`.
+//!   `async/<size>` (`giop::AsyncClient` calling `giop::AsyncServer`), `blocking/<size>` and
+//!   `blocking-busy-poll/<size>`.
 //! - `rpc/null/in_flight`: `FLICK_NULL` calls per second with `k` calls in flight on one
 //!   connection. `async/<k>` (k = 1, 16, 256) makes `k` concurrent calls on one shared
 //!   `AsyncClient` and awaits them in a `futures_util` `FuturesUnordered` within the one task,
@@ -78,7 +81,7 @@ use workloads::flick_rpc::{self, ECHO_INTS, FLICK_NULL, FLICK_PROG, FLICK_VERS};
 const SIZES: [usize; 3] = [64, 64 << 10, 1 << 20];
 /// Calls in flight per iteration of `rpc/null/in_flight` (async and tonic).
 const IN_FLIGHT: [usize; 3] = [1, 16, 256];
-/// The busy-poll budget of `async-busy-poll`.
+/// The busy-poll budget of the `*-busy-poll` ids.
 const BUSY_POLL: Duration = Duration::from_micros(200);
 /// Calls in flight per iteration of the blocking client's pipeline.
 const PIPELINED: [usize; 2] = [1, 16];
@@ -147,9 +150,11 @@ async fn async_rpc_server_polling(busy_poll: Option<Duration>) -> rpc::AsyncServ
     server.spawn().expect("spawn")
 }
 
-/// The blocking ONC RPC server of the same programs.
-fn blocking_rpc_server() -> rpc::ServerHandle {
+/// The blocking ONC RPC server of the same programs, its connections busy-polling for
+/// `busy_poll`.
+fn blocking_rpc_server(busy_poll: Option<Duration>) -> rpc::ServerHandle {
     let mut server = rpc::Server::bind_tcp("127.0.0.1:0").expect("bind");
+    server.set_busy_poll(busy_poll);
     server.add(FLICK_PROG, FLICK_VERS, flick_rpc::serve);
     server.add(OCTETS_PROG, OCTETS_VERS, octets_program);
     server.spawn().expect("spawn")
@@ -163,9 +168,11 @@ async fn async_giop_server() -> giop::AsyncServerHandle {
     server.spawn().expect("spawn")
 }
 
-/// The blocking GIOP server of the same object.
-fn blocking_giop_server() -> giop::ServerHandle {
+/// The blocking GIOP server of the same object, its connections busy-polling for
+/// `busy_poll`.
+fn blocking_giop_server(busy_poll: Option<Duration>) -> giop::ServerHandle {
     let mut server = giop::Server::bind("127.0.0.1:0").expect("bind");
+    server.set_busy_poll(busy_poll);
     server.add("Bench", bench_object::servant());
     server.spawn().expect("spawn")
 }
@@ -180,8 +187,10 @@ struct Peers {
     rt: Runtime,
     async_rpc_server: rpc::AsyncServerHandle,
     blocking_rpc_server: rpc::ServerHandle,
+    busy_rpc_server: rpc::ServerHandle,
     async_giop_server: giop::AsyncServerHandle,
     blocking_giop_server: giop::ServerHandle,
+    busy_giop_server: giop::ServerHandle,
     tonic_server: TonicServer,
 }
 
@@ -202,9 +211,11 @@ impl Peers {
         Peers {
             rt,
             async_rpc_server,
-            blocking_rpc_server: blocking_rpc_server(),
+            blocking_rpc_server: blocking_rpc_server(None),
+            busy_rpc_server: blocking_rpc_server(Some(BUSY_POLL)),
             async_giop_server,
-            blocking_giop_server: blocking_giop_server(),
+            blocking_giop_server: blocking_giop_server(None),
+            busy_giop_server: blocking_giop_server(Some(BUSY_POLL)),
             tonic_server,
         }
     }
@@ -229,6 +240,26 @@ impl Peers {
         rpc::Client::connect_tcp(self.blocking_rpc_addr(), program, 1).expect("connect")
     }
 
+    /// A busy-polling blocking client of the busy-polling blocking server.
+    fn busy_rpc_client(&self, program: u32) -> rpc::Client {
+        let addr = self.busy_rpc_server.tcp_addr().expect("serves TCP");
+        let mut c = rpc::Client::connect_tcp(addr, program, 1).expect("connect");
+        c.set_busy_poll(Some(BUSY_POLL));
+        c
+    }
+
+    /// The blocking GIOP clients of the plain and the busy-polling blocking server.
+    fn blocking_giop_clients(&self) -> [(&'static str, giop::Client); 2] {
+        let plain = self.blocking_giop_server.ior(BENCH_ID, b"Bench");
+        let busy = self.busy_giop_server.ior(BENCH_ID, b"Bench");
+        let mut busy = giop::Client::connect(&busy).expect("connect");
+        busy.set_busy_poll(Some(BUSY_POLL));
+        [
+            ("blocking", giop::Client::connect(&plain).expect("connect")),
+            ("blocking-busy-poll", busy),
+        ]
+    }
+
     fn tonic_client(&self) -> TonicClient {
         self.rt
             .block_on(TonicClient::connect(self.tonic_server.addr()))
@@ -240,8 +271,10 @@ impl Peers {
             rt,
             async_rpc_server,
             blocking_rpc_server,
+            busy_rpc_server,
             async_giop_server,
             blocking_giop_server,
+            busy_giop_server,
             tonic_server,
         } = self;
         rt.block_on(async {
@@ -250,7 +283,9 @@ impl Peers {
             tonic_server.shutdown().await;
         });
         blocking_rpc_server.shutdown();
+        busy_rpc_server.shutdown();
         blocking_giop_server.shutdown();
+        busy_giop_server.shutdown();
     }
 }
 
@@ -274,7 +309,10 @@ fn rpc_roundtrips(c: &mut Criterion, peers: &Peers) {
     let tonic = peers.tonic_client();
 
     let async_octets = peers.async_rpc_client(OCTETS_PROG);
-    let mut blocking_octets = peers.blocking_rpc_client(OCTETS_PROG);
+    let mut blocking_octets = [
+        ("blocking", peers.blocking_rpc_client(OCTETS_PROG)),
+        ("blocking-busy-poll", peers.busy_rpc_client(OCTETS_PROG)),
+    ];
     let mut g = c.benchmark_group("rpc/async_roundtrip/octets");
     for size in SIZES {
         let p = octets(size);
@@ -297,15 +335,15 @@ fn rpc_roundtrips(c: &mut Criterion, peers: &Peers) {
                 })
             })
         });
-        g.bench_function(BenchmarkId::new("blocking", &label), |b| {
-            b.iter(|| {
-                let r: Vec<u8> = blocking_octets
-                    .call(ECHO_OCTETS, black_box(&p.values))
-                    .unwrap();
-                assert_eq!(r.len(), n);
-                r
-            })
-        });
+        for (id, client) in &mut blocking_octets {
+            g.bench_function(BenchmarkId::new(*id, &label), |b| {
+                b.iter(|| {
+                    let r: Vec<u8> = client.call(ECHO_OCTETS, black_box(&p.values)).unwrap();
+                    assert_eq!(r.len(), n);
+                    r
+                })
+            });
+        }
         g.bench_function(BenchmarkId::new("tonic", &label), |b| {
             b.iter_custom(|iters| {
                 let (mut client, case) = (tonic.clone(), Arc::clone(&p));
@@ -327,7 +365,10 @@ fn rpc_roundtrips(c: &mut Criterion, peers: &Peers) {
     g.finish();
 
     let async_ints = peers.async_rpc_client(FLICK_PROG);
-    let mut blocking_ints = peers.blocking_rpc_client(FLICK_PROG);
+    let mut blocking_ints = [
+        ("blocking", peers.blocking_rpc_client(FLICK_PROG)),
+        ("blocking-busy-poll", peers.busy_rpc_client(FLICK_PROG)),
+    ];
     let mut g = c.benchmark_group("rpc/async_roundtrip/ints");
     for size in SIZES {
         let p = ints(size);
@@ -350,13 +391,15 @@ fn rpc_roundtrips(c: &mut Criterion, peers: &Peers) {
                 })
             })
         });
-        g.bench_function(BenchmarkId::new("blocking", &label), |b| {
-            b.iter(|| {
-                let r: Vec<i32> = blocking_ints.call(ECHO_INTS, black_box(&p.values)).unwrap();
-                assert_eq!(r.len(), n);
-                r
-            })
-        });
+        for (id, client) in &mut blocking_ints {
+            g.bench_function(BenchmarkId::new(*id, &label), |b| {
+                b.iter(|| {
+                    let r: Vec<i32> = client.call(ECHO_INTS, black_box(&p.values)).unwrap();
+                    assert_eq!(r.len(), n);
+                    r
+                })
+            });
+        }
         g.bench_function(BenchmarkId::new("tonic", &label), |b| {
             b.iter_custom(|iters| {
                 let (mut client, case) = (tonic.clone(), Arc::clone(&p));
@@ -384,8 +427,7 @@ fn giop_roundtrips(c: &mut Criterion, peers: &Peers) {
         .rt
         .block_on(giop::AsyncClient::connect(&async_ior))
         .expect("connect");
-    let blocking_ior = peers.blocking_giop_server.ior(BENCH_ID, b"Bench");
-    let mut blocking = giop::Client::connect(&blocking_ior).expect("connect");
+    let mut blocking = peers.blocking_giop_clients();
 
     let mut g = c.benchmark_group("giop/async_roundtrip/octets");
     for size in SIZES {
@@ -409,15 +451,15 @@ fn giop_roundtrips(c: &mut Criterion, peers: &Peers) {
                 })
             })
         });
-        g.bench_function(BenchmarkId::new("blocking", &label), |b| {
-            b.iter(|| {
-                let r: Vec<u8> = blocking
-                    .invoke("echo_octets", black_box(&p.values))
-                    .unwrap();
-                assert_eq!(r.len(), n);
-                r
-            })
-        });
+        for (id, client) in &mut blocking {
+            g.bench_function(BenchmarkId::new(*id, &label), |b| {
+                b.iter(|| {
+                    let r: Vec<u8> = client.invoke("echo_octets", black_box(&p.values)).unwrap();
+                    assert_eq!(r.len(), n);
+                    r
+                })
+            });
+        }
     }
     g.finish();
 
@@ -443,13 +485,15 @@ fn giop_roundtrips(c: &mut Criterion, peers: &Peers) {
                 })
             })
         });
-        g.bench_function(BenchmarkId::new("blocking", &label), |b| {
-            b.iter(|| {
-                let r: Vec<i32> = blocking.invoke("echo_ints", black_box(&p.values)).unwrap();
-                assert_eq!(r.len(), n);
-                r
-            })
-        });
+        for (id, client) in &mut blocking {
+            g.bench_function(BenchmarkId::new(*id, &label), |b| {
+                b.iter(|| {
+                    let r: Vec<i32> = client.invoke("echo_ints", black_box(&p.values)).unwrap();
+                    assert_eq!(r.len(), n);
+                    r
+                })
+            });
+        }
     }
     g.finish();
 }

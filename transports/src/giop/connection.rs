@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::io;
 use std::net::TcpStream;
+use std::time::Duration;
 
 use marshal_core::arriving::{Arriving, Refill};
 use marshal_core::writer::write_spilling;
@@ -12,7 +13,7 @@ use wire_iiop::giop::{
 };
 use wire_iiop::{ByteOrder, Encode};
 
-use crate::io_util::{read_into, read_some, SocketSpill, SpillError};
+use crate::io_util::{read_into, read_some, BusyRead, SocketSpill, SpillError};
 
 /// Why no message came.
 #[derive(Debug)]
@@ -54,6 +55,8 @@ pub(crate) struct Rx {
     filled: Cell<usize>,
     /// Where the message last handed out lies.
     last: Last,
+    /// How long a wait for the next message busy-polls.
+    busy_poll: Option<Duration>,
 }
 
 /// Where the message [`Rx::receive`] handed out last lies.
@@ -125,11 +128,18 @@ pub(crate) fn split(stream: TcpStream, max_message: usize) -> io::Result<(Rx, Tx
         arriving_len: 0,
         filled: Cell::new(0),
         last: Last::None,
+        busy_poll: None,
     };
     Ok((rx, tx))
 }
 
 impl Rx {
+    /// How long a wait for the next message busy-polls before it blocks (`None`: not at
+    /// all); see [`BusyRead`].
+    pub(crate) fn set_busy_poll(&mut self, budget: Option<Duration>) {
+        self.busy_poll = budget;
+    }
+
     /// Reads the next message. One read takes whatever has arrived, up to the buffer's
     /// length, so a message that is all there costs one system call, and bytes of the next
     /// message stay for the next call. When the buffer has room for the whole message (it
@@ -217,8 +227,13 @@ impl Rx {
         if self.buf.len() < HEADER_LEN {
             self.buf.resize(HEADER_LEN, 0);
         }
+        // Waiting for the next message: the one read that busy-polls.
+        let mut input = BusyRead {
+            stream: &self.stream,
+            budget: self.busy_poll,
+        };
         while self.have < HEADER_LEN {
-            self.have += read_some(&mut &self.stream, &mut self.buf[self.have..])?;
+            self.have += read_some(&mut input, &mut self.buf[self.have..])?;
         }
         Ok(())
     }
