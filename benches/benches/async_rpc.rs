@@ -71,7 +71,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use marshal::giop;
 use marshal::rpc::{self, Call};
-use marshal_benches::tonic_peer::{self, TonicClient, TonicServer};
+use marshal_benches::tonic_peer::{self, EchoMessage, TonicClient, TonicServer};
 use marshal_benches::Case;
 use tokio::runtime::Runtime;
 use workloads::bench_object::{self, BENCH_ID};
@@ -304,120 +304,135 @@ fn ints(size: usize) -> Arc<Case<i32>> {
     Arc::new(Case::new(size, 4, workloads::ints))
 }
 
+/// What a round trip echoes: values with an XDR and a CDR encoding, of arrays in both.
+trait Value:
+    marshal::xdr::Encode
+    + for<'de> marshal::xdr::Decode<'de>
+    + marshal::cdr::Encode
+    + for<'de> marshal::cdr::Decode<'de>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl Value for u8 {}
+impl Value for i32 {}
+
+/// The payload of a round trip of each size.
+type CaseOf<T> = fn(usize) -> Arc<Case<T>>;
+
+/// The async caller of a group: an ONC RPC client and the procedure to call, or a GIOP
+/// client and the operation (cloned per sample).
+#[derive(Clone)]
+enum AsyncCaller {
+    Rpc(rpc::AsyncClient, u32),
+    Giop(giop::AsyncClient, &'static str),
+}
+
+impl AsyncCaller {
+    /// Echoes `values`; the reply's length.
+    async fn echo<T: Value>(&self, values: &Vec<T>) -> usize {
+        let r: Vec<T> = match self {
+            AsyncCaller::Rpc(c, procedure) => c.call(*procedure, values).await.unwrap(),
+            AsyncCaller::Giop(c, operation) => c.invoke(operation, values).await.unwrap(),
+        };
+        r.len()
+    }
+}
+
+/// A blocking caller of a group, as [`AsyncCaller`].
+enum BlockingCaller {
+    Rpc(rpc::Client, u32),
+    Giop(giop::Client, &'static str),
+}
+
+impl BlockingCaller {
+    /// Echoes `values`; the reply's length.
+    fn echo<T: Value>(&mut self, values: &Vec<T>) -> usize {
+        let r: Vec<T> = match self {
+            BlockingCaller::Rpc(c, procedure) => c.call(*procedure, values).unwrap(),
+            BlockingCaller::Giop(c, operation) => c.invoke(operation, values).unwrap(),
+        };
+        r.len()
+    }
+}
+
+/// One round-trip group, `<format>/async_roundtrip/<case>`: `case`'s values at every size,
+/// echoed by the async caller, each blocking caller, and tonic (as an `M`) if given.
+fn roundtrip_group<T: Value, M: EchoMessage<Value = T>>(
+    c: &mut Criterion,
+    peers: &Peers,
+    (name, case): (&str, CaseOf<T>),
+    async_caller: AsyncCaller,
+    mut blocking: [(&'static str, BlockingCaller); 2],
+    tonic: Option<&TonicClient>,
+) {
+    let mut g = c.benchmark_group(name);
+    for size in SIZES {
+        let p = case(size);
+        let (n, label) = (p.values.len(), p.label.clone());
+        g.throughput(Throughput::Bytes(p.encoded.len() as u64));
+        g.sample_size(if size >= 1 << 20 { 10 } else { 20 });
+        g.bench_function(BenchmarkId::new("async", &label), |b| {
+            b.iter_custom(|iters| {
+                let (caller, case) = (async_caller.clone(), Arc::clone(&p));
+                on_runtime(&peers.rt, async move {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        assert_eq!(caller.echo(black_box(&case.values)).await, n);
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+        for (id, caller) in &mut blocking {
+            g.bench_function(BenchmarkId::new(*id, &label), |b| {
+                b.iter(|| assert_eq!(caller.echo(black_box(&p.values)), n))
+            });
+        }
+        if let Some(tonic) = tonic {
+            g.bench_function(BenchmarkId::new("tonic", &label), |b| {
+                b.iter_custom(|iters| {
+                    let (mut client, case) = (tonic.clone(), Arc::clone(&p));
+                    on_runtime(&peers.rt, async move {
+                        // The reply, equal to the request, is the next request: no copy
+                        // per call.
+                        let mut msg = M::of(case.values.clone());
+                        let start = Instant::now();
+                        for _ in 0..iters {
+                            msg = client.echo(black_box(msg)).await.unwrap();
+                            assert_eq!(msg.count(), n);
+                        }
+                        start.elapsed()
+                    })
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 /// `rpc/async_roundtrip/octets` and `rpc/async_roundtrip/ints`.
 fn rpc_roundtrips(c: &mut Criterion, peers: &Peers) {
     let tonic = peers.tonic_client();
-
-    let async_octets = peers.async_rpc_client(OCTETS_PROG);
-    let mut blocking_octets = [
-        ("blocking", peers.blocking_rpc_client(OCTETS_PROG)),
-        ("blocking-busy-poll", peers.busy_rpc_client(OCTETS_PROG)),
-    ];
-    let mut g = c.benchmark_group("rpc/async_roundtrip/octets");
-    for size in SIZES {
-        let p = octets(size);
-        let (n, label) = (p.values.len(), p.label.clone());
-        g.throughput(Throughput::Bytes(p.encoded.len() as u64));
-        g.sample_size(if size >= 1 << 20 { 10 } else { 20 });
-        g.bench_function(BenchmarkId::new("async", &label), |b| {
-            b.iter_custom(|iters| {
-                let (client, case) = (async_octets.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        let r: Vec<u8> = client
-                            .call(ECHO_OCTETS, black_box(&case.values))
-                            .await
-                            .unwrap();
-                        assert_eq!(r.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-        for (id, client) in &mut blocking_octets {
-            g.bench_function(BenchmarkId::new(*id, &label), |b| {
-                b.iter(|| {
-                    let r: Vec<u8> = client.call(ECHO_OCTETS, black_box(&p.values)).unwrap();
-                    assert_eq!(r.len(), n);
-                    r
-                })
-            });
-        }
-        g.bench_function(BenchmarkId::new("tonic", &label), |b| {
-            b.iter_custom(|iters| {
-                let (mut client, case) = (tonic.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    // The reply, equal to the request, is the next request: no copy per call.
-                    let mut msg = tonic_peer::Octets {
-                        data: case.values.clone(),
-                    };
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        msg = client.echo_octets(black_box(msg)).await.unwrap();
-                        assert_eq!(msg.data.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-    }
-    g.finish();
-
-    let async_ints = peers.async_rpc_client(FLICK_PROG);
-    let mut blocking_ints = [
-        ("blocking", peers.blocking_rpc_client(FLICK_PROG)),
-        ("blocking-busy-poll", peers.busy_rpc_client(FLICK_PROG)),
-    ];
-    let mut g = c.benchmark_group("rpc/async_roundtrip/ints");
-    for size in SIZES {
-        let p = ints(size);
-        let (n, label) = (p.values.len(), p.label.clone());
-        g.throughput(Throughput::Bytes(p.encoded.len() as u64));
-        g.sample_size(if size >= 1 << 20 { 10 } else { 20 });
-        g.bench_function(BenchmarkId::new("async", &label), |b| {
-            b.iter_custom(|iters| {
-                let (client, case) = (async_ints.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        let r: Vec<i32> = client
-                            .call(ECHO_INTS, black_box(&case.values))
-                            .await
-                            .unwrap();
-                        assert_eq!(r.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-        for (id, client) in &mut blocking_ints {
-            g.bench_function(BenchmarkId::new(*id, &label), |b| {
-                b.iter(|| {
-                    let r: Vec<i32> = client.call(ECHO_INTS, black_box(&p.values)).unwrap();
-                    assert_eq!(r.len(), n);
-                    r
-                })
-            });
-        }
-        g.bench_function(BenchmarkId::new("tonic", &label), |b| {
-            b.iter_custom(|iters| {
-                let (mut client, case) = (tonic.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    let mut msg = tonic_peer::Ints {
-                        values: case.values.clone(),
-                    };
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        msg = client.echo_ints(black_box(msg)).await.unwrap();
-                        assert_eq!(msg.values.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-    }
-    g.finish();
+    let callers = |program, procedure| {
+        let blocking = [
+            ("blocking", peers.blocking_rpc_client(program)),
+            ("blocking-busy-poll", peers.busy_rpc_client(program)),
+        ];
+        (
+            AsyncCaller::Rpc(peers.async_rpc_client(program), procedure),
+            blocking.map(|(id, c)| (id, BlockingCaller::Rpc(c, procedure))),
+        )
+    };
+    let (caller, blocking) = callers(OCTETS_PROG, ECHO_OCTETS);
+    let group = ("rpc/async_roundtrip/octets", octets as CaseOf<_>);
+    roundtrip_group::<_, tonic_peer::Octets>(c, peers, group, caller, blocking, Some(&tonic));
+    let (caller, blocking) = callers(FLICK_PROG, ECHO_INTS);
+    let group = ("rpc/async_roundtrip/ints", ints as CaseOf<_>);
+    roundtrip_group::<_, tonic_peer::Ints>(c, peers, group, caller, blocking, Some(&tonic));
 }
 
 /// `giop/async_roundtrip/octets` and `giop/async_roundtrip/ints`.
@@ -427,75 +442,20 @@ fn giop_roundtrips(c: &mut Criterion, peers: &Peers) {
         .rt
         .block_on(giop::AsyncClient::connect(&async_ior))
         .expect("connect");
-    let mut blocking = peers.blocking_giop_clients();
-
-    let mut g = c.benchmark_group("giop/async_roundtrip/octets");
-    for size in SIZES {
-        let p = octets(size);
-        let (n, label) = (p.values.len(), p.label.clone());
-        g.throughput(Throughput::Bytes(p.encoded.len() as u64));
-        g.sample_size(if size >= 1 << 20 { 10 } else { 20 });
-        g.bench_function(BenchmarkId::new("async", &label), |b| {
-            b.iter_custom(|iters| {
-                let (client, case) = (client.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        let r: Vec<u8> = client
-                            .invoke("echo_octets", black_box(&case.values))
-                            .await
-                            .unwrap();
-                        assert_eq!(r.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-        for (id, client) in &mut blocking {
-            g.bench_function(BenchmarkId::new(*id, &label), |b| {
-                b.iter(|| {
-                    let r: Vec<u8> = client.invoke("echo_octets", black_box(&p.values)).unwrap();
-                    assert_eq!(r.len(), n);
-                    r
-                })
-            });
-        }
-    }
-    g.finish();
-
-    let mut g = c.benchmark_group("giop/async_roundtrip/ints");
-    for size in SIZES {
-        let p = ints(size);
-        let (n, label) = (p.values.len(), p.label.clone());
-        g.throughput(Throughput::Bytes(p.encoded.len() as u64));
-        g.sample_size(if size >= 1 << 20 { 10 } else { 20 });
-        g.bench_function(BenchmarkId::new("async", &label), |b| {
-            b.iter_custom(|iters| {
-                let (client, case) = (client.clone(), Arc::clone(&p));
-                on_runtime(&peers.rt, async move {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        let r: Vec<i32> = client
-                            .invoke("echo_ints", black_box(&case.values))
-                            .await
-                            .unwrap();
-                        assert_eq!(r.len(), n);
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-        for (id, client) in &mut blocking {
-            g.bench_function(BenchmarkId::new(*id, &label), |b| {
-                b.iter(|| {
-                    let r: Vec<i32> = client.invoke("echo_ints", black_box(&p.values)).unwrap();
-                    assert_eq!(r.len(), n);
-                    r
-                })
-            });
-        }
-    }
-    g.finish();
+    let callers = |operation| {
+        (
+            AsyncCaller::Giop(client.clone(), operation),
+            peers
+                .blocking_giop_clients()
+                .map(|(id, c)| (id, BlockingCaller::Giop(c, operation))),
+        )
+    };
+    let (caller, blocking) = callers("echo_octets");
+    let group = ("giop/async_roundtrip/octets", octets as CaseOf<_>);
+    roundtrip_group::<_, tonic_peer::Octets>(c, peers, group, caller, blocking, None);
+    let (caller, blocking) = callers("echo_ints");
+    let group = ("giop/async_roundtrip/ints", ints as CaseOf<_>);
+    roundtrip_group::<_, tonic_peer::Ints>(c, peers, group, caller, blocking, None);
 }
 
 /// `k` concurrent NULL calls through `client`, `iters` times: the time they took.

@@ -28,7 +28,7 @@
 //! rt.block_on(async {
 //!     let server = TonicServer::start().await?;
 //!     let mut client = TonicClient::connect(server.addr()).await?;
-//!     let reply = client.echo_ints(Ints { values: vec![1, -2, 3] }).await?;
+//!     let reply = client.echo(Ints { values: vec![1, -2, 3] }).await?;
 //!     assert_eq!(reply.values, [1, -2, 3]);
 //!     client.null().await?;
 //!     drop(client);
@@ -71,6 +71,40 @@ pub struct Ints {
     pub values: Vec<i32>,
 }
 
+/// A message of an echo method: built from, and measured in, the values it carries.
+pub trait EchoMessage: prost::Message + Default + Send + Sync + 'static {
+    /// What it carries, one value a field element.
+    type Value;
+    /// The path of its echo method.
+    const PATH: &'static str;
+    /// The message of `values`.
+    fn of(values: Vec<Self::Value>) -> Self;
+    /// How many values it carries.
+    fn count(&self) -> usize;
+}
+
+impl EchoMessage for Octets {
+    type Value = u8;
+    const PATH: &'static str = ECHO_OCTETS;
+    fn of(data: Vec<u8>) -> Octets {
+        Octets { data }
+    }
+    fn count(&self) -> usize {
+        self.data.len()
+    }
+}
+
+impl EchoMessage for Ints {
+    type Value = i32;
+    const PATH: &'static str = ECHO_INTS;
+    fn of(values: Vec<i32>) -> Ints {
+        Ints { values }
+    }
+    fn count(&self) -> usize {
+        self.values.len()
+    }
+}
+
 /// `message Empty {}`: the argument and result of the null procedure.
 #[derive(Clone, Copy, PartialEq, prost::Message)]
 pub struct Empty {}
@@ -102,14 +136,9 @@ impl TonicClient {
         })
     }
 
-    /// `EchoOctets`: the server sends `msg` back.
-    pub async fn echo_octets(&mut self, msg: Octets) -> Result<Octets, Status> {
-        self.unary(msg, ECHO_OCTETS).await
-    }
-
-    /// `EchoInts`: the server sends `msg` back.
-    pub async fn echo_ints(&mut self, msg: Ints) -> Result<Ints, Status> {
-        self.unary(msg, ECHO_INTS).await
+    /// `EchoOctets` or `EchoInts`, as `M` says: the server sends `msg` back.
+    pub async fn echo<M: EchoMessage>(&mut self, msg: M) -> Result<M, Status> {
+        self.unary(msg, M::PATH).await
     }
 
     /// `Null`: an empty message there and back.
@@ -258,11 +287,11 @@ mod tests {
             let octets = Octets {
                 data: (0..=255).collect(),
             };
-            assert_eq!(client.echo_octets(octets.clone()).await.unwrap(), octets);
+            assert_eq!(client.echo(octets.clone()).await.unwrap(), octets);
             let ints = Ints {
                 values: vec![i32::MIN, -1, 0, 1, i32::MAX],
             };
-            assert_eq!(client.echo_ints(ints.clone()).await.unwrap(), ints);
+            assert_eq!(client.echo(ints.clone()).await.unwrap(), ints);
             client.null().await.unwrap();
             drop(client);
             server.shutdown().await;
