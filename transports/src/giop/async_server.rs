@@ -32,7 +32,7 @@ use crate::codec::GiopCodec;
 use crate::gather_writes::write_replies;
 use crate::read_buf::{BusyPoll, ReadBuf};
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
-use crate::stop::{or_stop, race, stopped, Either};
+use crate::stop::{close_writer, drain, or_stop};
 
 /// Spare room a connection keeps in its buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
@@ -444,14 +444,7 @@ impl Requests {
     /// the grace period, which it returns. Then drops those still running.
     async fn finish(mut self) -> Option<Instant> {
         let n = self.ctx.caps.max_in_flight as u32;
-        let deadline = match or_stop(&mut self.stop, self.in_flight.acquire_many(n)).await {
-            Some(_) => None,
-            None => {
-                let deadline = Instant::now() + self.ctx.caps.grace;
-                let _ = tokio::time::timeout_at(deadline, self.in_flight.acquire_many(n)).await;
-                Some(deadline)
-            }
-        };
+        let deadline = drain(&self.in_flight, n, &mut self.stop, self.ctx.caps.grace).await;
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
         deadline
@@ -520,7 +513,7 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
     let _ = stream.set_nodelay(true);
     let (mut rd, wr) = stream.into_split();
     let (replies, queue) = mpsc::channel(ctx.caps.max_in_flight + 2);
-    let mut writer = tokio::spawn(write_replies(wr, queue, None));
+    let writer = tokio::spawn(write_replies(wr, queue, None));
     let mut requests = Requests::new(&ctx, stop.clone());
     let mut codec = GiopCodec::with_caps(ctx.caps.max_message, DEFAULT_MAX_FRAGMENTS);
     let mut buf = ReadBuf::new(READ_CHUNK, BusyPoll::new(ctx.caps.busy_poll));
@@ -587,21 +580,5 @@ async fn serve(stream: TcpStream, ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>
         let _ = replies.try_send(out);
     }
     drop(replies);
-    // The writer sends what is queued, then shuts the socket down. Once the server has
-    // stopped, the requests and the sending of their replies share one grace period, so
-    // the connection is closed by its end.
-    let deadline = match deadline {
-        Some(deadline) => deadline,
-        None => match race(&mut writer, stopped(&mut stop)).await {
-            Either::Left(_) => return,
-            Either::Right(()) => Instant::now() + ctx.caps.grace,
-        },
-    };
-    if tokio::time::timeout_at(deadline, &mut writer)
-        .await
-        .is_err()
-    {
-        writer.abort();
-        let _ = writer.await;
-    }
+    close_writer(writer, deadline, &mut stop, ctx.caps.grace).await;
 }

@@ -32,7 +32,7 @@ use crate::codec::RecordCodec;
 use crate::gather_writes::write_replies;
 use crate::read_buf::{BusyPoll, ReadBuf};
 use crate::service::{call_caught, poll_caught, BoxError, ErasedService};
-use crate::stop::{race, stopped, Either};
+use crate::stop::{close_writer, drain, race, stopped, Either};
 
 /// A program version the async server serves.
 enum Entry {
@@ -408,20 +408,6 @@ fn unregister_all(registered: Vec<(u32, u32, Protocol)>) {
     }
 }
 
-/// Waits for every permit of `in_flight` (every call done); once the server stops, only
-/// until the end of the grace period, which it returns.
-async fn drain(in_flight: &Semaphore, n: u32, ctx: &Ctx) -> Option<Instant> {
-    let mut stop = ctx.stop.clone();
-    match race(in_flight.acquire_many(n), stopped(&mut stop)).await {
-        Either::Left(_) => None,
-        Either::Right(()) => {
-            let deadline = Instant::now() + ctx.grace;
-            let _ = tokio::time::timeout_at(deadline, in_flight.acquire_many(n)).await;
-            Some(deadline)
-        }
-    }
-}
-
 /// A connection's (or the UDP socket's) way back to its callers.
 #[derive(Debug, Clone)]
 enum Sink {
@@ -591,7 +577,7 @@ impl Calls {
     /// grace period once the server stops (whose end it returns), then stops those still
     /// running.
     async fn finish(mut self, in_flight: &Semaphore, n: u32) -> Option<Instant> {
-        let deadline = drain(in_flight, n, &self.ctx).await;
+        let deadline = drain(in_flight, n, &mut self.stop, self.ctx.grace).await;
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
         deadline
@@ -628,7 +614,7 @@ async fn serve_tcp(
     let _ = stream.set_nodelay(true);
     let (mut read, write) = stream.into_split();
     let (replies, queue) = mpsc::channel(ctx.max_in_flight);
-    let mut writer = tokio::spawn(write_replies(write, queue, ctx.idle_timeout));
+    let writer = tokio::spawn(write_replies(write, queue, ctx.idle_timeout));
     let in_flight = Arc::new(Semaphore::new(ctx.max_in_flight));
     let mut calls = Calls::new(&ctx, Protocol::Tcp);
     let sink = Sink::Tcp(replies.clone());
@@ -669,18 +655,7 @@ async fn serve_tcp(
     }
     let deadline = calls.finish(&in_flight, ctx.max_in_flight as u32).await;
     drop((sink, replies));
-    // The writer ends once every reply queued is sent. Once the server has stopped, the
-    // calls and the sending of their replies share one grace period, so the connection is
-    // closed by its end, as `shutdown` counts on.
-    let deadline = deadline.unwrap_or_else(|| Instant::now() + ctx.grace);
-    if tokio::time::timeout_at(deadline, &mut writer)
-        .await
-        .is_err()
-    {
-        writer.abort();
-        // Returns once the writer is dropped, and with it our half of the socket.
-        let _ = writer.await;
-    }
+    close_writer(writer, deadline, &mut stop, ctx.grace).await;
 }
 
 /// Completes when the server stops or the connection's writer has ended (the peer stopped
