@@ -13,8 +13,8 @@ use std::net::SocketAddr;
 use bytes::Bytes;
 use marshal_core::writer::append_to_vec;
 use marshal_core::{Error, Reader, DEFAULT_MAX_DEPTH};
-use wire_xdr::rpc::{AcceptStat, Auth, AuthStat, CallHeader, OpaqueAuth, ReplyHeader};
-use wire_xdr::{Decode, Encode};
+use wire_xdr::rpc::{record_mark, AcceptStat, Auth, AuthStat, CallHeader, OpaqueAuth, ReplyHeader};
+use wire_xdr::{encode_into, Decode, Encode};
 
 use super::framing::encode_record;
 use super::Protocol;
@@ -268,14 +268,14 @@ impl Response {
     pub(super) fn into_record(self, xid: u32, max: usize) -> Vec<u8> {
         match self.0 {
             Outcome::Success(mut buf) if buf.len() - 4 <= max => {
-                let len = buf.len() - 4;
-                // Only the last fragment bit and a length below 2^31 (max is a record's cap).
-                let mark = (len as u32) | 0x8000_0000;
-                let head = [mark, xid, 1, 0, 0, 0, 0];
-                for (word, at) in head.iter().zip((0..HEADROOM).step_by(4)) {
-                    buf[at..at + 4].copy_from_slice(&word.to_be_bytes());
+                // The mark and the header, encoded into the room left before the results.
+                let head = record_mark(buf.len() - 4)
+                    .map(|mark| (mark, ReplyHeader::accepted(xid, AcceptStat::Success)));
+                let filled = head.and_then(|head| encode_into(&head, &mut &mut buf[..HEADROOM]));
+                match filled {
+                    Ok(()) => buf,
+                    Err(_) => refusal(&ReplyHeader::accepted(xid, AcceptStat::SystemErr)),
                 }
-                buf
             }
             Outcome::Success(_) => refusal(&ReplyHeader::accepted(xid, AcceptStat::SystemErr)),
             Outcome::Accepted(stat) => refusal(&ReplyHeader::accepted(xid, stat)),
