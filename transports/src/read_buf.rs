@@ -17,14 +17,13 @@ use bytes::BytesMut;
 use tokio::net::tcp::OwnedReadHalf;
 use tokio_util::codec::Decoder;
 
+use crate::io_util::busy_budget;
+
 /// Frames up to this size leave the buffer as it is.
 const KEEP: usize = 64 * 1024;
 
 /// At most this much left over moves to a fresh buffer after a large frame.
 const LEFT_OVER: usize = 4 * 1024;
-
-/// The largest busy-poll budget: a setting above it is taken as this.
-pub(crate) const MAX_BUSY_POLL: Duration = Duration::from_millis(10);
 
 /// A busy-poll budget that its owner may change while connections read with it (a client's
 /// setting reaches its reader task); off at first.
@@ -32,7 +31,8 @@ pub(crate) const MAX_BUSY_POLL: Duration = Duration::from_millis(10);
 pub(crate) struct BusyPoll(Arc<AtomicU64>);
 
 impl BusyPoll {
-    /// A budget of `budget` (`None` or zero: off), at most [`MAX_BUSY_POLL`].
+    /// A budget of `budget` (`None` or zero: off), at most
+    /// [`MAX_BUSY_POLL`](crate::io_util::MAX_BUSY_POLL).
     pub(crate) fn new(budget: Option<Duration>) -> BusyPoll {
         let poll = BusyPoll::default();
         poll.set(budget);
@@ -40,7 +40,7 @@ impl BusyPoll {
     }
 
     pub(crate) fn set(&self, budget: Option<Duration>) {
-        let nanos = budget.map_or(0, |b| b.min(MAX_BUSY_POLL).as_nanos() as u64);
+        let nanos = busy_budget(budget).map_or(0, |b| b.as_nanos() as u64);
         self.0.store(nanos, Ordering::Relaxed);
     }
 
@@ -121,6 +121,7 @@ impl ReadBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io_util::MAX_BUSY_POLL;
 
     #[test]
     fn a_budget_is_off_at_zero_and_capped() {
