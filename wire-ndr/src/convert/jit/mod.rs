@@ -46,6 +46,7 @@
 mod translate;
 mod verify;
 
+use core::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -56,6 +57,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
+use marshal_core::swap;
 
 use crate::convert::interp;
 use crate::convert::plan::{Plan, Step};
@@ -135,6 +137,11 @@ impl Jit {
         let helpers = translate::Helpers {
             step: step_helper as *const () as usize,
             copy: copy_helper as *const () as usize,
+            swap: [
+                swap_helper::<2> as *const () as usize,
+                swap_helper::<4> as *const () as usize,
+                swap_helper::<8> as *const () as usize,
+            ],
         };
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
@@ -361,6 +368,34 @@ unsafe extern "C" fn copy_helper(dst: *mut u8, src: *const u8, n: usize) {
     unsafe { core::ptr::copy_nonoverlapping(src, dst, n) }
 }
 
+/// The interpreter's byte-swap kernel for `W`-byte words (`marshal_core::swap::copy_swap*`:
+/// AVX2 where the CPU has it, wider than Cranelift's 16-byte vectors), for generated code's
+/// long swaps.
+///
+/// # Safety
+/// `src` is valid for reads and `dst` for writes of `n` bytes, the two ranges do not overlap,
+/// and `n` is a multiple of `W` (2, 4 or 8).
+unsafe extern "C" fn swap_helper<const W: usize>(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: the caller's contract: `src` is readable for `n` bytes. The generated code
+    // passes a range inside the verified source's fixed part (`verify` bounds it by
+    // `src_size`, and the code checked the body holds that many bytes before any access);
+    // the body is the caller's `&[u8]`, alive for the call and not written meanwhile.
+    let from = unsafe { core::slice::from_raw_parts(src, n) };
+    // SAFETY: the caller's contract: `dst` is writable for `n` bytes, inside the destination's
+    // fixed part (bounded by `dst_size`, the length `Compiled::run*` guarantee), which is a
+    // buffer distinct from the source (the caller holds `&[u8]` and `&mut` to them at once)
+    // and reached only through this pointer while the kernel runs. `MaybeUninit<u8>` has the
+    // layout of `u8`, and the kernel writes every byte it is given.
+    let to = unsafe { core::slice::from_raw_parts_mut(dst.cast::<MaybeUninit<u8>>(), n) };
+    // The lengths are equal and `n` is a multiple of `W` (a constant count of whole words),
+    // so the kernels' length checks hold and they cannot panic.
+    match W {
+        2 => swap::copy_swap2(to, from),
+        4 => swap::copy_swap4(to, from),
+        _ => swap::copy_swap8(to, from),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +491,61 @@ mod tests {
             count,
             field: "f",
             op,
+        }
+    }
+
+    /// `count` words of `w` bytes reversed, the expected result of a swap.
+    fn reversed(src: &[u8], w: usize) -> Vec<u8> {
+        src.chunks(w)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect()
+    }
+
+    /// Swaps long enough to call the interpreter's kernel ([`translate::KERNEL_SWAP`] bytes
+    /// or more) and just too short to, of every width, at odd offsets and with odd counts:
+    /// the compiled code writes what the interpreter writes (each word reversed) and nothing
+    /// outside the field, and refuses a body one byte short as the interpreter does.
+    #[test]
+    fn long_swaps_call_the_kernel_and_agree_with_the_interpreter() {
+        let mut jit = Jit::new().unwrap();
+        for w in [2usize, 4, 8] {
+            let at = translate::KERNEL_SWAP / w;
+            let mut sizes = Vec::new();
+            for count in [at - 1, at, at + 1, 3 * at + 7, 12_471] {
+                // A field at odd offsets on both sides, padding around it.
+                let (src, dst) = (3, 5 + w);
+                let plan = Arc::new(bogus(
+                    vec![step(src, dst, count, Op::Swap { width: w })],
+                    src + count * w + 1,
+                    dst + count * w + 3,
+                ));
+                let code = jit.compile(plan.clone()).unwrap();
+                sizes.push((count, code.code_bytes()));
+                let body: Vec<u8> = (0..plan.src_size)
+                    .map(|i| (i * 7 + i / 256) as u8)
+                    .collect();
+                let (mut a, mut b) = (vec![0xEEu8; plan.dst_size], vec![0xEEu8; plan.dst_size]);
+                interp::run_fixed(&plan, &body, &mut a).unwrap();
+                code.run_fixed(&body, &mut b).unwrap();
+                assert_eq!(a, b, "w={w} count={count}");
+                let field = &b[dst..dst + count * w];
+                assert_eq!(field, reversed(&body[src..src + count * w], w));
+                assert!(b[..dst]
+                    .iter()
+                    .chain(&b[dst + count * w..])
+                    .all(|&x| x == 0xEE));
+                // The growable output, and a body one byte short.
+                let mut out = Vec::new();
+                code.run(&body, &mut out).unwrap();
+                assert_eq!(&out[dst..dst + count * w], field);
+                let short = &body[..plan.src_size - 1];
+                let want = interp::run_fixed(&plan, short, &mut a).unwrap_err();
+                let got = code.run_fixed(short, &mut b).unwrap_err();
+                assert_eq!(got.to_string(), want.to_string());
+            }
+            // At the threshold the swap is one call, smaller than the inline loop below it.
+            assert!(sizes[1].1 < sizes[0].1, "w={w}: {sizes:?}");
+            assert!(sizes[4].1 < sizes[0].1, "w={w}: {sizes:?}");
         }
     }
 

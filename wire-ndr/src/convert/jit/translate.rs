@@ -19,7 +19,9 @@
 //! - A failure is a branch to one shared `fail` block that returns 1.
 //! - Byte swaps of arrays load 16 bytes into an `i8x16` vector and `shuffle` it with a
 //!   constant lane mask (Cranelift does not vectorize on its own), then finish with scalar
-//!   `bswap`s.
+//!   `bswap`s. Swaps of [`KERNEL_SWAP`] bytes or more call the interpreter's kernel instead,
+//!   which uses the CPU's widest vectors (Cranelift has only 16-byte ones), as copies of more
+//!   than 128 bytes call `memcpy`.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -36,6 +38,9 @@ pub(crate) const CTX_DST: i32 = 0;
 
 /// Copies up to this many bytes inline; longer copies call the copy helper (`memcpy`).
 const INLINE_COPY: usize = 128;
+/// Swaps of at least this many bytes call the interpreter's kernel (AVX2 where the CPU has
+/// it: twice the width of Cranelift's vectors); shorter ones are inline shuffles.
+pub(crate) const KERNEL_SWAP: usize = 512;
 /// Unrolls element loops of at most this many elements.
 const UNROLL: usize = 8;
 /// 16-byte vectors swapped per loop iteration.
@@ -48,6 +53,8 @@ pub(crate) struct Helpers {
     pub step: usize,
     /// `extern "C" fn(dst, src, n)`: copies `n` bytes.
     pub copy: usize,
+    /// `extern "C" fn(dst, src, n)`: copies `n` bytes reversing each 2-, 4- and 8-byte word.
+    pub swap: [usize; 3],
 }
 
 /// Where a record sits: a run-time offset (in a loop) plus a constant one.
@@ -322,12 +329,7 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     /// the copy helper (`memcpy`).
     fn copy(&mut self, n: usize, s: At, d: At) {
         if n > INLINE_COPY {
-            let sp = self.src_ptr(s);
-            let dp = self.dst_ptr(d);
-            let len = self.b.ins().iconst(types::I64, n as i64);
-            let f = self.b.ins().iconst(types::I64, self.helpers.copy as i64);
-            self.b.ins().call_indirect(self.copy_sig, f, &[dp, sp, len]);
-            return;
+            return self.call_copy(self.helpers.copy, n, s, d);
         }
         let mut at = 0;
         for (w, ty) in [
@@ -343,6 +345,16 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
                 at += w;
             }
         }
+    }
+
+    /// Calls `helper(dst, src, n)` (the copy helper or a swap kernel) on `n` bytes at `s` and
+    /// `d`. The destination base stays where it is: these helpers never grow the output.
+    fn call_copy(&mut self, helper: usize, n: usize, s: At, d: At) {
+        let sp = self.src_ptr(s);
+        let dp = self.dst_ptr(d);
+        let len = self.b.ins().iconst(types::I64, n as i64);
+        let f = self.b.ins().iconst(types::I64, helper as i64);
+        self.b.ins().call_indirect(self.copy_sig, f, &[dp, sp, len]);
     }
 
     /// The lanes of an `i8x16` permutation that reverses each `width`-byte element.
@@ -370,6 +382,10 @@ impl<'a, 'b> FunctionTranslator<'a, 'b> {
     /// Copies `count` elements of `width` bytes, reversing each: 16 bytes at a time through a
     /// vector shuffle, then the remaining elements one `bswap` each.
     fn swap(&mut self, count: usize, width: usize, s: At, d: At) {
+        if count * width >= KERNEL_SWAP {
+            let kernel = self.helpers.swap[width.trailing_zeros() as usize - 1];
+            return self.call_copy(kernel, count * width, s, d);
+        }
         let per = 16 / width;
         let vectors = count / per;
         let blocks = vectors / VECTORS;
