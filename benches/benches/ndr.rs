@@ -11,8 +11,11 @@
 //!   into an existing value (header check, plan lookup, one copy); `marshal-view` borrows it in
 //!   place; `memcpy` copies the record; `xdr`, `cdr` decode; `rkyv-access` validates and borrows
 //!   the archived record.
-//! - `recv-big-endian`: the same record from a big-endian sender, converted by the interpreter
-//!   (`marshal-interp`); XDR (big-endian on the wire) and CDR in big-endian do the same swaps.
+//! - `recv-big-endian`: the same record from a big-endian sender, converted through
+//!   `Receiver::new()` (`marshal-interp`: with the `jit` feature, as here, that is
+//!   `Engine::Tiered`, which leaves a plan of a few long swaps in the interpreter) and through
+//!   `Engine::Jit` (`marshal-jit`, the plan compiled at the first message); XDR (big-endian on
+//!   the wire) and CDR in big-endian do the same swaps.
 //! - `recv-extra-first`: a sender whose record has an unexpected field first (every offset
 //!   moved by 8): the plan copies the fields from their new places.
 //!
@@ -22,7 +25,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use marshal::ndr::{prepare, to_body, to_message, write_message, Format, Receiver, Record};
+use marshal::ndr::{prepare, to_body, to_message, write_message, Engine, Format, Receiver, Record};
 use marshal::{cdr, xdr};
 use marshal_benches::rkyv_peer::{RKs100, RKs10k, RKs1k, RKsdata1};
 use workloads::ksdata::{big_endian_message, extra_first_message, KSdata1, Ks100, Ks10k, Ks1k};
@@ -146,6 +149,14 @@ where
 
     // recv from a big-endian sender
     let (be, be_msg) = big_endian_message(&format, &body);
+    let mut jit = Receiver::with_engine(Engine::Jit);
+    jit.register(be.clone());
+    jit.decode_into(&be_msg, &mut *out).expect("decode");
+    let st = jit.stats();
+    assert!(
+        st.compiled_conversions == 1 && st.interpreted_conversions == 0,
+        "{label}: the Jit receiver did not run compiled code: {st:?}"
+    );
     rx.register(be);
     let mut g = c.benchmark_group(format!("ndr/recv-big-endian/{label}"));
     g.throughput(Throughput::Bytes(size as u64));
@@ -153,6 +164,12 @@ where
     g.bench_function(BenchmarkId::from_parameter("marshal-interp"), |b| {
         b.iter(|| {
             rx.decode_into(black_box(&be_msg), &mut *out)
+                .expect("decode")
+        })
+    });
+    g.bench_function(BenchmarkId::from_parameter("marshal-jit"), |b| {
+        b.iter(|| {
+            jit.decode_into(black_box(&be_msg), &mut *out)
                 .expect("decode")
         })
     });
@@ -167,6 +184,11 @@ where
         })
     });
     g.finish();
+    let st = jit.stats();
+    assert_eq!(
+        st.interpreted_conversions, 0,
+        "{label}: the Jit receiver fell back to the interpreter: {st:?}"
+    );
 
     // recv from a sender with an unexpected first field
     let (x, x_msg) = extra_first_message(&format, &body);
