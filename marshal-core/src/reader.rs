@@ -410,7 +410,12 @@ impl<'de> Reader<'de> {
 
     /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the
     /// bytes of every word. Fails before allocating if the input does not hold them.
+    #[inline]
     pub fn flat_vec<T>(&mut self, n: usize, proof: Flat<T>, swap: bool) -> Result<Vec<T>, Error> {
+        if n == 0 {
+            // Nothing to check, allocate or copy.
+            return Ok(Vec::new());
+        }
         let bytes = match n.checked_mul(core::mem::size_of::<T>()) {
             Some(b) if b <= self.remaining() => b,
             _ => {
@@ -556,6 +561,7 @@ impl<'de> Reader<'de> {
     }
 
     /// Fails if any input is left.
+    #[inline]
     pub fn finish(&self) -> Result<(), Error> {
         match self.remaining() {
             0 => Ok(()),
@@ -659,6 +665,10 @@ mod tests {
             .flat_array(Flat::<u32>::PRIMITIVE, cfg!(target_endian = "little"))
             .unwrap();
         assert_eq!(a, [1, 2]);
+        // No elements: nothing read, nothing allocated.
+        let mut r = Reader::new(&data, 0);
+        let v: Vec<u32> = r.flat_vec(0, Flat::<u32>::PRIMITIVE, true).unwrap();
+        assert_eq!((v.len(), v.capacity(), r.position()), (0, 0, 0));
         // A huge count fails before allocating.
         let mut r = Reader::new(&data, 0);
         assert!(r

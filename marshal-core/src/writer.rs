@@ -121,10 +121,13 @@ impl<'a> Writer<'a> {
     /// The next `n` bytes of room, or an error if there is not enough.
     #[inline(always)]
     fn room(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], Error> {
-        if n > self.buf.len() - self.pos {
+        // Two comparisons, which also settle the slicing's bounds: `pos <= buf.len()` (always
+        // true) and the room itself. (Slicing `[pos..pos + n]` would check `pos + n` again.)
+        let (pos, len) = (self.pos, self.buf.len());
+        if pos > len || n > len - pos {
             return Err(self.overflow(n));
         }
-        Ok(&mut self.buf[self.pos..self.pos + n])
+        Ok(&mut self.buf[pos..][..n])
     }
 
     /// Appends a fixed-size byte array (one primitive).

@@ -9,7 +9,7 @@ use wire_xdr::rpc::record_mark;
 use wire_xdr::Encode;
 
 use super::RpcError;
-use crate::io_util::{SocketSpill, SpillError};
+use crate::io_util::{SocketSpill, SpillError, VECTORED_MIN};
 
 /// A scratch buffer above this size is released after use.
 const SCRATCH_KEEP: usize = 1 << 20;
@@ -17,7 +17,8 @@ const SCRATCH_KEEP: usize = 1 << 20;
 /// Sends `msg` (a header and its body, e.g. `(&CallHeader, &args)`) as one record of one
 /// fragment, of at most `max` bytes: measured first, encoded into `scratch` except for
 /// octet runs of 16 KiB or more, which go to `stream` with vectored writes from where they
-/// lie. On failure, `Marshal { sent: true }` or `Io` mean the stream is broken.
+/// lie (a shorter record is encoded whole and sent with one write). On failure,
+/// `Marshal { sent: true }` or `Io` mean the stream is broken.
 ///
 /// ```
 /// use transports::rpc::write_record;
@@ -41,6 +42,17 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
         return Err(RpcError::TooLarge { len, max });
     }
     let mark = record_mark(len).map_err(|error| RpcError::Marshal { error, sent: false })?;
+    if 4 + len < VECTORED_MIN {
+        // Too short to hold a slice that would spill: the record is gathered whole in
+        // `scratch` (one capacity check) and goes out with one write.
+        scratch.clear();
+        append_to_vec(scratch, 4 + len, |w| {
+            w.put(mark)?;
+            msg.encode(w)
+        })
+        .map_err(|error| RpcError::Marshal { error, sent: false })?;
+        return stream.write_all(scratch).map_err(RpcError::Io);
+    }
     let mut spill = SocketSpill::new(stream);
     let r = write_spilling(scratch, 4 + len, &mut spill, |w| {
         w.put(mark)?;
@@ -165,6 +177,35 @@ mod tests {
         assert_eq!(buf, [0, 0, 0, 1]);
         let e = encode_record(&mut buf, 3, &1u32).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
+    }
+
+    /// A stream whose writes fail.
+    struct Broken;
+
+    impl Write for Broken {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::BrokenPipe, "gone"))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_short_record_is_one_write_and_its_failure_an_io_error() {
+        let msg = (&CallHeader::new(1, 2, 3, 4), &[7u32; 3][..]);
+        let mut out = Recorder::default();
+        let mut scratch = vec![5; 3];
+        write_record(&mut out, &mut scratch, 1 << 20, &msg).unwrap();
+        assert_eq!(out.slices.len(), 1, "{:?}", out.slices);
+        let mut buf = Vec::new();
+        encode_record(&mut buf, 1 << 20, &msg).unwrap();
+        assert_eq!(out.bytes, buf);
+        let e = write_record(&mut Broken, &mut scratch, 1 << 20, &msg).unwrap_err();
+        assert!(
+            matches!(&e, RpcError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe),
+            "{e}"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use core::fmt;
 
 use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
-use crate::opaque::{put_len, put_opaque, take_len, take_opaque};
+use crate::opaque::{put_opaque, take_len, take_opaque};
 use crate::{padding, Decode, Encode};
 
 /// Flavor of [`Auth::None`].
@@ -48,17 +48,44 @@ impl Encode for OpaqueAuth<'_> {
     fn encoded_len(&self, _depth: u32) -> Result<usize, Error> {
         Ok(8 + self.body.len() + padding(self.body.len()))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        if self.body.len() > MAX_AUTH_BYTES {
-            return Err(w.error(ErrorKind::LengthTooLarge {
-                len: self.body.len() as u64,
-                max: MAX_AUTH_BYTES as u64,
-            }));
+        w.chunk(8, |w| self.put_head(w))?;
+        self.put_body(w)
+    }
+}
+
+impl OpaqueAuth<'_> {
+    /// Appends the flavor and the body's length (8 bytes: callers write them inside a fixed
+    /// segment), after checking the body against [`MAX_AUTH_BYTES`].
+    #[inline(always)]
+    pub(super) fn put_head(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        let n = self.body.len();
+        if n > MAX_AUTH_BYTES {
+            return Err(body_too_long(w, n));
         }
         w.put(self.flavor.to_be_bytes())?;
-        put_len(w, self.body.len())?;
+        // `n <= MAX_AUTH_BYTES`: it fits a `u32`.
+        w.put((n as u32).to_be_bytes())
+    }
+
+    /// Appends the body and its padding (nothing for an empty body, AUTH_NONE's).
+    #[inline(always)]
+    pub(super) fn put_body(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        if self.body.is_empty() {
+            return Ok(());
+        }
         put_opaque(w, self.body)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn body_too_long(w: &Writer<'_>, n: usize) -> Error {
+    w.error(ErrorKind::LengthTooLarge {
+        len: n as u64,
+        max: MAX_AUTH_BYTES as u64,
+    })
 }
 
 impl<'de: 'a, 'a> Decode<'de> for OpaqueAuth<'a> {
@@ -153,7 +180,18 @@ impl Auth {
     /// Reads a credential of `flavor` from its body. AUTH_NONE must have an empty body and
     /// AUTH_SYS must take its whole body and respect its limits; other flavors are kept as
     /// they are.
+    #[inline]
     pub fn from_opaque(flavor: u32, body: &[u8]) -> Result<Auth, Error> {
+        // AUTH_NONE, what nearly every call carries, is settled here; the rest out of line.
+        if flavor == AUTH_NONE && body.is_empty() {
+            return Ok(Auth::None);
+        }
+        Auth::from_other_opaque(flavor, body)
+    }
+
+    /// [`Auth::from_opaque`] of anything but an empty AUTH_NONE.
+    #[inline(never)]
+    fn from_other_opaque(flavor: u32, body: &[u8]) -> Result<Auth, Error> {
         match flavor {
             AUTH_NONE if body.is_empty() => Ok(Auth::None),
             AUTH_NONE => Err(

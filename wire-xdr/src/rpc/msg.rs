@@ -7,8 +7,8 @@
 
 use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
-use super::auth::{AuthStat, OpaqueAuth};
-use crate::{Decode, Encode};
+use super::auth::{AuthStat, OpaqueAuth, MAX_AUTH_BYTES};
+use crate::{padding, Decode, Encode};
 
 /// The RPC protocol version this crate speaks (`rpcvers`).
 pub const RPC_VERSION: u32 = 2;
@@ -74,16 +74,36 @@ impl Encode for CallHeader<'_> {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        w.chunk(24, |w| {
+        if self.cred.body.is_empty() && self.verf.body.is_empty() {
+            // AUTH_NONE (or any flavors without a body): ten words, one fixed segment.
+            return w.chunk(40, |w| {
+                w.put(self.xid.to_be_bytes())?;
+                w.put(CALL.to_be_bytes())?;
+                w.put(self.rpcvers.to_be_bytes())?;
+                w.put(self.program.to_be_bytes())?;
+                w.put(self.version.to_be_bytes())?;
+                w.put(self.procedure.to_be_bytes())?;
+                w.put(self.cred.flavor.to_be_bytes())?;
+                w.put(0u32.to_be_bytes())?;
+                w.put(self.verf.flavor.to_be_bytes())?;
+                w.put(0u32.to_be_bytes())
+            });
+        }
+        // Two fixed segments (the six words with the credential's flavor and length, then the
+        // verifier's flavor and length), each body after its segment.
+        w.chunk(32, |w| {
             w.put(self.xid.to_be_bytes())?;
             w.put(CALL.to_be_bytes())?;
             w.put(self.rpcvers.to_be_bytes())?;
             w.put(self.program.to_be_bytes())?;
             w.put(self.version.to_be_bytes())?;
-            w.put(self.procedure.to_be_bytes())
+            w.put(self.procedure.to_be_bytes())?;
+            self.cred.put_head(w).map_err(|e| e.in_field("cred"))
         })?;
-        self.cred.encode(w).map_err(|e| e.in_field("cred"))?;
-        self.verf.encode(w).map_err(|e| e.in_field("verf"))
+        self.cred.put_body(w).map_err(|e| e.in_field("cred"))?;
+        w.chunk(8, |w| self.verf.put_head(w))
+            .map_err(|e| e.in_field("verf"))?;
+        self.verf.put_body(w).map_err(|e| e.in_field("verf"))
     }
 }
 
@@ -240,7 +260,18 @@ impl<'a> Message<'a> {
     /// let e = wire_xdr::rpc::Message::parse(&[0, 0, 0, 1, 0, 0, 0, 9]).unwrap_err();
     /// assert_eq!(e.to_string(), "mtype: unknown discriminant 9 for msg_type at offset 4");
     /// ```
+    #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<(Message<'a>, &'a [u8]), Error> {
+        match parse_call(bytes) {
+            Some(call) => Ok(call),
+            None => Message::parse_checked(bytes),
+        }
+    }
+
+    /// [`Message::parse`] word by word, each read checked: replies, and calls that
+    /// [`parse_call`] leaves (short or malformed ones, whose errors this names).
+    #[inline(never)]
+    fn parse_checked(bytes: &'a [u8]) -> Result<(Message<'a>, &'a [u8]), Error> {
         let mut r = Reader::new(bytes, 0);
         let xid = word(&mut r, "xid")?;
         match word(&mut r, "mtype")? {
@@ -318,6 +349,58 @@ impl<'a> Message<'a> {
     }
 }
 
+/// A well-formed call, read as [`Message::parse_checked`] reads it but with one length check
+/// for its eight fixed words and one for each `opaque_auth` after them; `None` for anything
+/// else (a reply, a call that is short or malformed), which `parse_checked` then reads or
+/// explains.
+#[inline(always)]
+fn parse_call(bytes: &[u8]) -> Option<(Message<'_>, &[u8])> {
+    let (head, rest) = bytes.split_first_chunk::<32>()?;
+    let word = |i: usize| u32::from_be_bytes([head[i], head[i + 1], head[i + 2], head[i + 3]]);
+    if word(4) != CALL {
+        return None;
+    }
+    let (cred, rest) = auth_body(word(24), word(28), rest)?;
+    let (verf_head, rest) = rest.split_first_chunk::<8>()?;
+    let (flavor, len) = verf_head.split_at(4);
+    let verf_word = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let (verf, rest) = auth_body(verf_word(flavor), verf_word(len), rest)?;
+    let h = CallHeader {
+        xid: word(0),
+        rpcvers: word(8),
+        program: word(12),
+        version: word(16),
+        procedure: word(20),
+        cred,
+        verf,
+    };
+    Some((Message::Call(h), rest))
+}
+
+/// An `opaque_auth` of `flavor` whose body of `len` bytes (with its padding) starts `bytes`,
+/// and the bytes after it; `None` if the body is too long, not all there, or its padding is
+/// not zero.
+#[inline(always)]
+fn auth_body(flavor: u32, len: u32, bytes: &[u8]) -> Option<(OpaqueAuth<'_>, &[u8])> {
+    let n = len as usize;
+    if n > MAX_AUTH_BYTES {
+        return None;
+    }
+    if n == 0 {
+        return Some((OpaqueAuth { flavor, body: &[] }, bytes));
+    }
+    let padded = n + padding(n);
+    if bytes.len() < padded {
+        return None;
+    }
+    let (body, rest) = bytes.split_at(padded);
+    let (body, pad) = body.split_at(n);
+    if pad.iter().any(|&b| b != 0) {
+        return None;
+    }
+    Some((OpaqueAuth { flavor, body }, rest))
+}
+
 fn word(r: &mut Reader<'_>, field: &'static str) -> Result<u32, Error> {
     u32::decode(r).map_err(|e| e.in_field(field))
 }
@@ -391,6 +474,92 @@ mod tests {
         let bytes = crate::to_vec(&sys).unwrap();
         assert_eq!(bytes.len(), 40 + 8);
         assert_eq!(Message::parse(&bytes).unwrap().0, Message::Call(sys));
+    }
+
+    /// The calls `parse_call` reads alone must come out as `parse_checked` reads them, and
+    /// every other input (cut short, or with any one byte changed) must be left to it.
+    #[test]
+    fn the_fast_call_path_agrees_with_the_checked_one() {
+        let sys_body = [1, 2, 3, 4, 5];
+        let verf_body = [9u8; 8];
+        let calls = [
+            CallHeader::new(0x0102_0304, 100_003, 3, 7),
+            CallHeader {
+                cred: OpaqueAuth {
+                    flavor: AUTH_SYS,
+                    body: &sys_body,
+                },
+                verf: OpaqueAuth {
+                    flavor: 6,
+                    body: &verf_body,
+                },
+                ..CallHeader::new(5, 6, 7, 8)
+            },
+        ];
+        let mut inputs = Vec::new();
+        for h in calls {
+            let whole = crate::to_vec(&(&h, &(1u32, 2u32))).unwrap();
+            assert_eq!(
+                Message::parse(&whole).unwrap(),
+                (Message::Call(h), &whole[whole.len() - 8..])
+            );
+            assert!(parse_call(&whole).is_some());
+            for cut in 0..whole.len() {
+                inputs.push(whole[..cut].to_vec());
+            }
+            for at in 0..whole.len() {
+                for v in [0, 1, 0x80, 0xff] {
+                    let mut b = whole.clone();
+                    b[at] = v;
+                    inputs.push(b);
+                }
+            }
+        }
+        inputs.push(crate::to_vec(&ReplyHeader::accepted(1, AcceptStat::Success)).unwrap());
+        let mut fast = 0;
+        for b in &inputs {
+            let checked = Message::parse_checked(b);
+            if let Some(got) = parse_call(b) {
+                fast += 1;
+                assert_eq!(Some(got), checked.as_ref().ok().copied(), "{b:?}");
+            }
+            assert_eq!(
+                Message::parse(b).map_err(|e| e.to_string()),
+                checked.map_err(|e| e.to_string()),
+                "{b:?}"
+            );
+        }
+        // Both paths were taken.
+        assert!(
+            fast > 0 && fast < inputs.len(),
+            "{fast} of {}",
+            inputs.len()
+        );
+    }
+
+    #[test]
+    fn a_body_longer_than_allowed_is_refused_where_it_starts() {
+        let long = [0u8; MAX_AUTH_BYTES + 1];
+        let cred = CallHeader {
+            cred: OpaqueAuth {
+                flavor: AUTH_SYS,
+                body: &long,
+            },
+            ..CallHeader::new(1, 2, 3, 4)
+        };
+        let e = crate::to_vec(&cred).unwrap_err();
+        assert_eq!(e.offset(), Some(24), "{e}");
+        assert!(e.to_string().starts_with("cred: "), "{e}");
+        let verf = CallHeader {
+            verf: OpaqueAuth {
+                flavor: 6,
+                body: &long,
+            },
+            ..CallHeader::new(1, 2, 3, 4)
+        };
+        let e = crate::to_vec(&verf).unwrap_err();
+        assert_eq!(e.offset(), Some(32), "{e}");
+        assert!(e.to_string().starts_with("verf: "), "{e}");
     }
 
     #[test]

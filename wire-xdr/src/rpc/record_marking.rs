@@ -29,6 +29,7 @@ pub const DEFAULT_MAX_FRAGMENTS: usize = 1 << 16;
 /// assert_eq!(wire_xdr::rpc::record_mark(5).unwrap(), [0x80, 0, 0, 5]);
 /// assert!(wire_xdr::rpc::record_mark(1 << 31).is_err());
 /// ```
+#[inline]
 pub fn record_mark(len: usize) -> Result<[u8; 4], Error> {
     FragmentHeader { len, last: true }.to_bytes()
 }
@@ -64,6 +65,7 @@ impl FragmentHeader {
     }
 
     /// Encodes the header; a length beyond [`MAX_FRAGMENT_LEN`] is an error.
+    #[inline]
     pub fn to_bytes(self) -> Result<[u8; 4], Error> {
         if self.len > MAX_FRAGMENT_LEN {
             return Err(Error::without_offset(ErrorKind::TooLong { len: self.len }));
