@@ -1,7 +1,9 @@
 //! Tiering after Hoschka: which engine runs a receiver's plans, and with the `jit` feature
-//! which plans to compile under a code budget: a cost model (`cost`), a static frequency
-//! estimate over the type-reference graph (`frequency`), a 0-1 knapsack (`knapsack`) and
-//! the tier that applies them and owns the compiled code (`tier`).
+//! which plans to compile under a code budget: a cost model and the count of the
+//! interpreter's dispatches per plan (`cost`), a static frequency estimate over the
+//! type-reference graph (`frequency`), a 0-1 knapsack (`knapsack`) and the tier that applies
+//! them, refines the estimate with the conversions it counts, solves again when the mix
+//! drifts, and owns the compiled code (`tier`).
 //!
 //! The receiver talks only to a `Runner`: it hands it the plan for each message and asks it
 //! to run it, and tells it when a message is done. Whether code is compiled, and which, is
