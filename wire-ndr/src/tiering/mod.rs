@@ -156,21 +156,21 @@ impl Runner {
     ) -> Result<(), Error> {
         #[cfg(feature = "jit")]
         if let Some(tier) = &mut self.tier {
-            active.pending += 1;
+            active.pending = active.pending.saturating_add(1);
             tier.converted();
             if active.generation != tier.generation() {
                 active.code = tier.code(&active.key);
                 active.generation = tier.generation();
             }
             if let Some(code) = &active.code {
-                self.stats.compiled_conversions += 1;
+                self.stats.compiled_conversions = self.stats.compiled_conversions.saturating_add(1);
                 return match fixed {
                     Some(dst) => code.run_fixed(body, dst),
                     None => code.run_within(body, scratch, max_output),
                 };
             }
         }
-        self.stats.interpreted_conversions += 1;
+        self.stats.interpreted_conversions = self.stats.interpreted_conversions.saturating_add(1);
         match fixed {
             Some(dst) => interp::run_fixed(&active.plan, body, dst),
             None => interp::run_within(&active.plan, body, scratch, max_output),
