@@ -45,6 +45,33 @@ pub fn estimate(plan: &Plan) -> Estimate {
     e
 }
 
+/// The interpreter's step dispatches in one run of `plan`: what compiled code removes
+/// entirely, and Hoschka's measure of interpreter work ("calls to the interpreter"). Each step
+/// is one dispatch; a nested record's steps are dispatched once per element, a template's
+/// once; a variable-length array dispatches its element conversion once, and that
+/// conversion's nested steps once per element (eight elements assumed, as [`estimate`]
+/// does; the message decides). Exact for a plan without variable parts.
+pub fn dispatches(plan: &Plan) -> f64 {
+    step_dispatches(&plan.steps)
+}
+
+fn step_dispatches(steps: &[Step]) -> f64 {
+    steps.iter().map(|s| 1.0 + nested_dispatches(s)).sum()
+}
+
+/// The dispatches `s` makes below itself.
+fn nested_dispatches(s: &Step) -> f64 {
+    match &s.op {
+        Op::Records { steps, .. } => s.count as f64 * step_dispatches(steps),
+        Op::Template { steps, .. } => step_dispatches(steps),
+        Op::Var { elem, .. } => match &elem.op {
+            Op::Records { steps, .. } => 1.0 + VAR_ELEMS * step_dispatches(steps),
+            _ => 1.0,
+        },
+        _ => 0.0,
+    }
+}
+
 fn steps(steps: &[Step], times: f64, e: &mut Estimate) {
     for s in steps {
         step(s, times, e);
@@ -160,6 +187,59 @@ mod tests {
             field: "f",
             op: Op::Swap { width: 8 },
         }
+    }
+
+    /// One dispatch per step, nested steps once per element (a variable array's elements
+    /// assumed `VAR_ELEMS`), a template's once.
+    #[test]
+    fn dispatches_count_nested_steps() {
+        let records = |count: usize, inner: usize| Step {
+            src: 0,
+            dst: 0,
+            count,
+            field: "r",
+            op: Op::Records {
+                src_stride: 8,
+                dst_stride: 8,
+                steps: (0..inner).map(|_| swap(1)).collect(),
+            },
+        };
+        assert_eq!(dispatches(&plan(vec![])), 0.0);
+        assert_eq!(dispatches(&plan(vec![swap(1), swap(500)])), 2.0);
+        // 1 + 3 × 2, and 1 + 2 × (1 + 3 × 2).
+        assert_eq!(dispatches(&plan(vec![records(3, 2)])), 7.0);
+        let outer = Step {
+            op: Op::Records {
+                src_stride: 32,
+                dst_stride: 32,
+                steps: vec![records(3, 2)],
+            },
+            ..records(2, 0)
+        };
+        assert_eq!(dispatches(&plan(vec![outer])), 15.0);
+        let template = Step {
+            op: Op::Template {
+                index: 0,
+                steps: vec![swap(1), swap(1)],
+            },
+            ..swap(1)
+        };
+        assert_eq!(dispatches(&plan(vec![template])), 3.0);
+        let var = |elem: Step| Step {
+            op: Op::Var {
+                swap: false,
+                src_elem: 8,
+                dst_elem: 8,
+                elem: Box::new(elem),
+            },
+            ..swap(1)
+        };
+        // The slot, the element conversion, and its nested steps per assumed element.
+        assert_eq!(dispatches(&plan(vec![var(swap(0))])), 2.0);
+        assert_eq!(
+            dispatches(&plan(vec![var(records(0, 2))])),
+            2.0 + VAR_ELEMS * 2.0
+        );
     }
 
     /// Many small steps are where compiling pays; one long swap or copy gains nothing, and

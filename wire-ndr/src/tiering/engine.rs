@@ -27,7 +27,9 @@ pub enum Engine {
     /// Plans start in the interpreter; those worth it are compiled, between messages, one
     /// compile at a time, choosing under a budget of `budget_bytes` of machine code as a 0-1
     /// knapsack after Hoschka (feature `jit`; the default with it, at
-    /// [`Engine::DEFAULT_BUDGET`]). A budget of 0 compiles nothing.
+    /// [`Engine::DEFAULT_BUDGET`]). The choice follows the conversions the receiver counts:
+    /// when the mix of incoming formats drifts, it is made again, and code that is no longer
+    /// worth its bytes is dropped for code that is. A budget of 0 compiles nothing.
     #[cfg(feature = "jit")]
     Tiered {
         /// Bytes of machine code the receiver may hold.

@@ -1,16 +1,20 @@
 //! Which conversions to compile under a code-size budget: a 0-1 knapsack, solved greedily as
 //! Hoschka does ("Automatic generation of optimized code for marshalling routines",
-//! section 4.1, after Martello & Toth, 1990).
+//! section 4.1, after Martello & Toth, 1990), and then improved on.
 //!
-//! Each candidate is an [`Item`]: its profit is the time compiled code saves over the
-//! interpreter (the estimated frequency times the saving per conversion, equation 5) and its
-//! weight the code it adds (equation 6). [`greedy`] sorts the items by profit per unit of
-//! weight, takes each one that still fits, going on past the first that does not ("fill-in",
-//! the paper's improvement on stopping at the critical item), and finally keeps the single
-//! most profitable item instead if that alone is worth more. That last step makes the result
-//! at least half the optimum: the items before the critical one plus the critical one are
-//! worth at least the optimum (the LP bound), fill-in only adds, and the critical item fits on
-//! its own.
+//! Each candidate is an [`Item`]: its profit is what compiled code saves over the interpreter
+//! (the frequency times the saving per conversion, equation 5) and its weight the code it adds
+//! (equation 6). [`greedy`] sorts the items by profit per unit of weight and takes each one
+//! that still fits, going on past the first that does not ("fill-in", the paper's improvement
+//! on stopping at the critical item). Hoschka stops there. Here the pass is repeated with each
+//! of the [`SEEDS`] most profitable items taken first, the rest filled in by ratio the same
+//! way, and the best of these solutions is kept: a big item worth more than the small ones
+//! that crowd it out gets its chance with the room it leaves filled, where the textbook
+//! safeguard (the single most profitable item alone) leaves that room empty. The result is at
+//! least half the optimum: the items before the critical one plus the critical one are worth
+//! at least the optimum (the LP bound), fill-in only adds, and the pass seeded with the most
+//! profitable item is worth at least that item, which fits on its own (the critical one, or
+//! one worth more).
 
 /// One candidate for compilation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,11 +26,15 @@ pub struct Item {
     pub weight: usize,
 }
 
+/// How many of the most profitable items [`greedy`] tries first.
+pub const SEEDS: usize = 32;
+
 /// The indices (ascending) of the items to take so that their weights add up to at most
-/// `budget`, chosen greedily by profit per unit of weight with fill-in, or the single most
-/// profitable item if that is worth more. Items of weight 0 and positive profit come first
-/// and are always taken; items whose profit is not finite and positive never are. Ties go to
-/// the lower index, so the answer depends only on the input.
+/// `budget`: chosen greedily by profit per unit of weight with fill-in, once as it is and once
+/// with each of the [`SEEDS`] most profitable items taken first, keeping the most profitable
+/// solution (the plain pass on a tie). Items of weight 0 and positive profit are always taken;
+/// items whose profit is not finite and positive never are. Ties go to the lower index, so
+/// the answer depends only on the input.
 pub fn greedy(items: &[Item], budget: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len())
         .filter(|&i| usable(&items[i], budget))
@@ -35,30 +43,28 @@ pub fn greedy(items: &[Item], budget: usize) -> Vec<usize> {
     let ratio = |i: usize| items[i].profit / items[i].weight as f64;
     order.sort_by(|&a, &b| ratio(b).total_cmp(&ratio(a)).then(a.cmp(&b)));
 
-    let mut taken = Vec::new();
-    let mut left = budget;
-    let mut profit = 0.0;
-    for i in order {
-        if items[i].weight <= left {
-            left -= items[i].weight;
-            profit += items[i].profit;
-            taken.push(i);
-        }
-    }
-
-    // The most profitable item that fits on its own, the first of equals.
-    let best = (0..items.len())
-        .filter(|&i| usable(&items[i], budget))
-        .reduce(|a, b| {
-            if items[b].profit > items[a].profit {
-                b
-            } else {
-                a
+    // One pass by ratio, with `first` taken before the others (it fits on its own).
+    let pass = |first: Option<usize>| -> (f64, Vec<usize>) {
+        let mut taken = Vec::new();
+        let mut left = budget;
+        let mut profit = 0.0;
+        for i in first.into_iter().chain(order.iter().copied()) {
+            if items[i].weight <= left && (first != Some(i) || taken.is_empty()) {
+                left -= items[i].weight;
+                profit += items[i].profit;
+                taken.push(i);
             }
-        });
-    if let Some(b) = best {
-        if items[b].profit > profit {
-            return vec![b];
+        }
+        (profit, taken)
+    };
+    let (mut profit, mut taken) = pass(None);
+    let mut seeds = order.clone();
+    seeds.sort_by(|&a, &b| items[b].profit.total_cmp(&items[a].profit).then(a.cmp(&b)));
+    seeds.truncate(SEEDS);
+    for s in seeds {
+        let (p, t) = pass(Some(s));
+        if p > profit {
+            (profit, taken) = (p, t);
         }
     }
     taken.sort_unstable();
@@ -98,19 +104,25 @@ pub(crate) mod tests {
     fn by_ratio() {
         // Ratios 6, 5, 4: the first two fit, the third does not.
         let it = items(&[(60.0, 10), (100.0, 20), (120.0, 30)]);
-        assert_eq!(greedy(&it, 50), vec![0, 1]);
+        assert_eq!(greedy(&it, 30), vec![0, 1]);
         // Everything fits.
         assert_eq!(greedy(&it, 60), vec![0, 1, 2]);
         // Input order does not matter, only the ratio.
         let it = items(&[(120.0, 30), (60.0, 10), (100.0, 20)]);
-        assert_eq!(greedy(&it, 50), vec![1, 2]);
+        assert_eq!(greedy(&it, 30), vec![1, 2]);
+        // With room for 50, the pass seeded with the most profitable item (then the first)
+        // is worth 180, more than the plain pass's 160.
+        assert_eq!(greedy(&it, 50), vec![0, 1]);
     }
 
     #[test]
     fn fill_in_goes_past_the_critical_item() {
-        // Ratios 2, 1.5, 1: the second does not fit after the first, the third still does.
-        let it = items(&[(10.0, 5), (12.0, 8), (2.0, 2)]);
+        // Ratios 2, 1.17, 1: the second does not fit after the first, the third still does.
+        let it = items(&[(10.0, 5), (7.0, 6), (2.0, 2)]);
         assert_eq!(greedy(&it, 10), vec![0, 2]);
+        // A critical item worth more: seeded with it, the third fills its room (14 > 12).
+        let it = items(&[(10.0, 5), (12.0, 8), (2.0, 2)]);
+        assert_eq!(greedy(&it, 10), vec![1, 2]);
     }
 
     #[test]
@@ -123,6 +135,18 @@ pub(crate) mod tests {
         // On a tie the greedy set stays.
         let it = items(&[(10.0, 1), (10.0, 10)]);
         assert_eq!(greedy(&it, 10), vec![0]);
+    }
+
+    #[test]
+    fn seeded_passes_fill_the_room_a_big_item_leaves() {
+        // By ratio: 1 and 2 (profit 11), then 0 does not fit. The big item alone is worth 10;
+        // seeded with it, item 1 fills its room: 16, the optimum.
+        let it = items(&[(10.0, 10), (6.0, 2), (5.0, 2)]);
+        assert_eq!(greedy(&it, 12), vec![0, 1]);
+        // The plain pass wins when it is worth more.
+        let it = items(&[(10.0, 10), (6.0, 2), (5.5, 2)]);
+        assert_eq!(greedy(&it, 13), vec![0, 1]);
+        assert_eq!(greedy(&it, 4), vec![1, 2]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Tiering after Hoschka: which engine runs a receiver's plans, and with the `jit` feature
-//! which plans to compile under a code budget: a cost model (`cost`), a static frequency
-//! estimate over the type-reference graph (`frequency`), a 0-1 knapsack (`knapsack`) and
-//! the tier that applies them and owns the compiled code (`tier`).
+//! which plans to compile under a code budget: a cost model and the count of the
+//! interpreter's dispatches per plan (`cost`), a static frequency estimate over the
+//! type-reference graph (`frequency`), a 0-1 knapsack (`knapsack`) and the tier that applies
+//! them, refines the estimate with the conversions it counts, solves again when the mix
+//! drifts, and owns the compiled code (`tier`).
 //!
 //! The receiver talks only to a `Runner`: it hands it the plan for each message and asks it
 //! to run it, and tells it when a message is done. Whether code is compiled, and which, is
@@ -154,21 +156,21 @@ impl Runner {
     ) -> Result<(), Error> {
         #[cfg(feature = "jit")]
         if let Some(tier) = &mut self.tier {
-            active.pending += 1;
+            active.pending = active.pending.saturating_add(1);
             tier.converted();
             if active.generation != tier.generation() {
                 active.code = tier.code(&active.key);
                 active.generation = tier.generation();
             }
             if let Some(code) = &active.code {
-                self.stats.compiled_conversions += 1;
+                self.stats.compiled_conversions = self.stats.compiled_conversions.saturating_add(1);
                 return match fixed {
                     Some(dst) => code.run_fixed(body, dst),
                     None => code.run_within(body, scratch, max_output),
                 };
             }
         }
-        self.stats.interpreted_conversions += 1;
+        self.stats.interpreted_conversions = self.stats.interpreted_conversions.saturating_add(1);
         match fixed {
             Some(dst) => interp::run_fixed(&active.plan, body, dst),
             None => interp::run_within(&active.plan, body, scratch, max_output),
