@@ -70,6 +70,10 @@ impl Encode for CallHeader<'_> {
         .then(<OpaqueAuth<'_> as Encode>::SIZE);
     #[inline]
     fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        if self.cred.body.is_empty() && self.verf.body.is_empty() {
+            // AUTH_NONE (or any flavors without a body): ten words, as `encode` writes them.
+            return Ok(40);
+        }
         Ok(24 + self.cred.encoded_len(depth)? + self.verf.encoded_len(depth)?)
     }
     #[inline]
