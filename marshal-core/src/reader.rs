@@ -197,8 +197,12 @@ impl<'de> Reader<'de> {
     pub fn take(&mut self, n: usize) -> Result<&'de [u8], Error> {
         // Runs at most twice: `arrived_for` returns a `buf` with the `n` bytes or nothing.
         loop {
-            if n <= self.buf.len() - self.pos {
-                let s = &self.buf[self.pos..self.pos + n];
+            // Two comparisons, which also settle the slicing's bounds: `pos <= buf.len()`
+            // (always true) and the room itself. (Slicing `[pos..pos + n]` would check
+            // `pos + n` twice more.)
+            let (pos, len) = (self.pos, self.buf.len());
+            if pos <= len && n <= len - pos {
+                let s = &self.buf[pos..][..n];
                 self.pos += n;
                 return Ok(s);
             }

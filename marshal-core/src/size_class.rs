@@ -114,6 +114,32 @@ impl SizeClass {
         }
     }
 
+    /// The leading run of fixed-size classes in a sequence (a struct's fields): how many
+    /// classes it holds and how many bytes they take together. A struct that is not fixed as
+    /// a whole can still encode and decode its leading fixed fields as one segment (one
+    /// capacity or length check for all of them).
+    ///
+    /// ```
+    /// use marshal_core::SizeClass::{self, *};
+    /// assert_eq!(SizeClass::fixed_prefix(&[Fixed(4), Fixed(8), Unbounded, Fixed(4)]), (2, 12));
+    /// assert_eq!(SizeClass::fixed_prefix(&[Bounded(8), Fixed(4)]), (0, 0));
+    /// assert_eq!(SizeClass::fixed_prefix(&[Fixed(4), Fixed(4)]), (2, 8));
+    /// ```
+    pub const fn fixed_prefix(classes: &[SizeClass]) -> (usize, usize) {
+        let (mut i, mut bytes) = (0, 0usize);
+        while i < classes.len() {
+            let SizeClass::Fixed(n) = classes[i] else {
+                break;
+            };
+            match bytes.checked_add(n) {
+                Some(b) => bytes = b,
+                None => break,
+            }
+            i += 1;
+        }
+        (i, bytes)
+    }
+
     /// `true` for `Fixed`.
     pub const fn is_fixed(self) -> bool {
         matches!(self, SizeClass::Fixed(_))

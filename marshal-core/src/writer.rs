@@ -248,6 +248,7 @@ impl<'a> Writer<'a> {
 /// Appends an encoding of exactly `len` bytes to `out`: reserves once, lets `f` write, checks
 /// that `f` wrote exactly `len` bytes, and only then makes them part of `out`. On error `out`
 /// is left as it was.
+#[inline]
 pub fn append_to_vec(
     out: &mut Vec<u8>,
     len: usize,

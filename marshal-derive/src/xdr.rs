@@ -280,19 +280,42 @@ fn struct_plain(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
 }
 
 /// `decode_into` for a struct (see [`crate::common::decode_into`]), inside one fixed-length
-/// segment when the class is `Fixed`.
+/// segment when the class is `Fixed`; otherwise the leading run of fixed-size fields, when it
+/// holds more than one, is read from one segment (one length check for the run) and the rest
+/// from the reader itself.
 fn decode_into(fields: &Fields<'_>) -> TokenStream {
     let x = x();
     let field = |f: &Field<'_>| {
         let ty = f.ty;
+        let i = fields
+            .fields
+            .iter()
+            .position(|g| core::ptr::eq(g, f))
+            .expect("a field of this struct");
         let check = f.attrs.max_len.as_ref().map(|ml| {
             let (n, name) = (ml.value, in_field(&f.name));
             quote_spanned!(ml.span=> #x::check_max::<#ty>(__r, #n) #name ?;)
         });
         // SAFETY: see `common::decode_into`.
-        quote_spanned!(ty.span()=> #check unsafe { #x::decode_field::<#ty>(__r, __place) })
+        quote_spanned! {ty.span()=> {
+            let __r: &mut #x::Reader<'__de> = match &mut __lead {
+                ::core::option::Option::Some(__l) if #i < __lead_k => __l,
+                _ => &mut *__r,
+            };
+            #check unsafe { #x::decode_field::<#ty>(__r, __place) }
+        }}
     };
     let (pro, epi) = dec_segment();
+    let sizes = fields.fields.iter().map(|f| field_size(f, Dir::Dec));
+    let pro = quote! {
+        #pro
+        let (__lead_k, __lead_n) = const { #x::SizeClass::fixed_prefix(&[#(#sizes),*]) };
+        let mut __lead = if __fixed.is_none() && __lead_k > 1 {
+            ::core::option::Option::Some(__r.segment(__lead_n)?)
+        } else {
+            ::core::option::Option::None
+        };
+    };
     let fmt = crate::common::InPlace {
         sig: quote!(decode_into<'__a>),
         params: TokenStream::new(),

@@ -48,14 +48,29 @@ macro_rules! tuple {
                     _ => Ok(0 $(+ self.$idx.encoded_len(depth)?)+),
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
                 let fields = |w: &mut Writer<'_>| {
                     $(self.$idx.encode(w).map_err(|e| e.in_field(stringify!($idx)))?;)+
                     Ok(())
                 };
+                // The leading run of fixed-size fields (`k` of them, `n` bytes) goes in as
+                // one segment, with one capacity check, when it holds more than one field.
+                let (k, n) = const { SizeClass::fixed_prefix(&[$($name::SIZE),+]) };
                 match Self::SIZE {
                     SizeClass::Fixed(n) => w.chunk(n, fields),
+                    _ if k > 1 => {
+                        w.chunk(n, |w| {
+                            $(if $idx < k {
+                                self.$idx.encode(w).map_err(|e| e.in_field(stringify!($idx)))?;
+                            })+
+                            Ok(())
+                        })?;
+                        $(if $idx >= k {
+                            self.$idx.encode(w).map_err(|e| e.in_field(stringify!($idx)))?;
+                        })+
+                        Ok(())
+                    }
                     _ => fields(w),
                 }
             }
@@ -107,5 +122,25 @@ mod tests {
             e.to_string(),
             "1: invalid boolean 2 (expected 0 or 1) at offset 4"
         );
+    }
+
+    #[test]
+    fn leading_fixed_fields_encode_as_one_segment_with_the_same_bytes() {
+        // Three fixed fields (16 bytes, one segment), then an array and a fixed field after it.
+        let t = (3i32, 7u64, true, [1u32, 2].as_slice(), 9u32);
+        let bytes = to_vec(&t).unwrap();
+        let mut want = Vec::new();
+        for part in [
+            to_vec(&3i32).unwrap(),
+            to_vec(&7u64).unwrap(),
+            to_vec(&true).unwrap(),
+            to_vec(&[1u32, 2].as_slice()).unwrap(),
+            to_vec(&9u32).unwrap(),
+        ] {
+            want.extend(part);
+        }
+        assert_eq!(bytes, want);
+        let back: (i32, u64, bool, Vec<u32>, u32) = from_slice(&bytes).unwrap();
+        assert_eq!(back, (3, 7, true, vec![1, 2], 9));
     }
 }

@@ -29,6 +29,7 @@ const SCRATCH_KEEP: usize = 1 << 20;
 /// assert_eq!(RecordReader::new().read_record(&mut &wire[..]).unwrap().len(), 44);
 /// # Ok::<(), transports::rpc::RpcError>(())
 /// ```
+#[inline]
 pub fn write_record<W: Write, M: Encode + ?Sized>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
@@ -53,6 +54,20 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
         .map_err(|error| RpcError::Marshal { error, sent: false })?;
         return stream.write_all(scratch).map_err(RpcError::Io);
     }
+    write_record_spilling(stream, scratch, len, mark, msg)
+}
+
+/// [`write_record`] of a record of at least the vectored-write threshold: its large slices
+/// go out where they lie, the rest through `scratch`. Kept out of line, so that the short
+/// record's path inlines alone.
+#[inline(never)]
+fn write_record_spilling<W: Write, M: Encode + ?Sized>(
+    stream: &mut W,
+    scratch: &mut Vec<u8>,
+    len: usize,
+    mark: [u8; 4],
+    msg: &M,
+) -> Result<(), RpcError> {
     let mut spill = SocketSpill::new(stream);
     let r = write_spilling(scratch, 4 + len, &mut spill, |w| {
         w.put(mark)?;

@@ -70,6 +70,10 @@ impl Encode for CallHeader<'_> {
         .then(<OpaqueAuth<'_> as Encode>::SIZE);
     #[inline]
     fn encoded_len(&self, depth: u32) -> Result<usize, Error> {
+        if self.cred.body.is_empty() && self.verf.body.is_empty() {
+            // AUTH_NONE (or any flavors without a body): ten words, as `encode` writes them.
+            return Ok(40);
+        }
         Ok(24 + self.cred.encoded_len(depth)? + self.verf.encoded_len(depth)?)
     }
     #[inline]
@@ -355,6 +359,28 @@ impl<'a> Message<'a> {
 /// explains.
 #[inline(always)]
 fn parse_call(bytes: &[u8]) -> Option<(Message<'_>, &[u8])> {
+    // Credential and verifier without bodies (AUTH_NONE, mostly): ten words, one check.
+    if let Some((head, rest)) = bytes.split_first_chunk::<40>() {
+        let word = |i: usize| u32::from_be_bytes([head[i], head[i + 1], head[i + 2], head[i + 3]]);
+        if word(4) == CALL && word(28) == 0 && word(36) == 0 {
+            let h = CallHeader {
+                xid: word(0),
+                rpcvers: word(8),
+                program: word(12),
+                version: word(16),
+                procedure: word(20),
+                cred: OpaqueAuth {
+                    flavor: word(24),
+                    body: &[],
+                },
+                verf: OpaqueAuth {
+                    flavor: word(32),
+                    body: &[],
+                },
+            };
+            return Some((Message::Call(h), rest));
+        }
+    }
     let (head, rest) = bytes.split_first_chunk::<32>()?;
     let word = |i: usize| u32::from_be_bytes([head[i], head[i + 1], head[i + 2], head[i + 3]]);
     if word(4) != CALL {
