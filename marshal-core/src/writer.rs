@@ -33,6 +33,10 @@ impl core::fmt::Debug for dyn Spill + '_ {
     }
 }
 
+/// How many zeros [`Writer::put_zeros`] and [`Writer::put_slice_zeros`] write with one 8-byte
+/// store: alignment padding, XDR's padding and a CDR string's NUL are all shorter.
+const SHORT_ZEROS: usize = 8;
+
 /// Append-only cursor over an output region.
 #[derive(Debug)]
 pub struct Writer<'a> {
@@ -142,7 +146,13 @@ impl<'a> Writer<'a> {
     #[inline(always)]
     pub fn put_padded<const N: usize>(&mut self, pad: usize, bytes: [u8; N]) -> Result<(), Error> {
         let dst = self.room(pad + N)?;
-        dst[..pad].fill(MaybeUninit::new(0));
+        match dst.first_chunk_mut::<N>() {
+            // Alignment padding is shorter than the value it aligns: one store of N zeros
+            // covers it (the value then overwrites the rest), where a fill of a variable
+            // length would be a call to `memset`.
+            Some(head) if pad < N => *head = [MaybeUninit::new(0); N],
+            _ => dst[..pad].fill(MaybeUninit::new(0)),
+        }
         let tail: &mut [MaybeUninit<u8>; N] = (&mut dst[pad..]).try_into().expect("length N");
         *tail = bytes.map(MaybeUninit::new);
         self.pos += pad + N;
@@ -160,9 +170,57 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    /// Appends `n` zero bytes.
+    /// Appends `src` and then `zeros` zero bytes (XDR's padding, a CDR string's NUL) with one
+    /// capacity check. Up to 8 zeros are one 8-byte store over the end
+    /// of the region, made before `src` is copied over its start, rather than a call to
+    /// `memset`.
+    ///
+    /// ```
+    /// let mut out = Vec::new();
+    /// marshal_core::writer::append_to_vec(&mut out, 8, |w| w.put_slice_zeros(b"abcde", 3))?;
+    /// assert_eq!(out, b"abcde\0\0\0");
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn put_slice_zeros(&mut self, src: &[u8], zeros: usize) -> Result<(), Error> {
+        if src.len() >= self.spill_min {
+            self.spill_out(src)?;
+            return self.put_zeros(zeros);
+        }
+        let n = src
+            .len()
+            .checked_add(zeros)
+            .ok_or_else(|| self.overflow(usize::MAX))?;
+        let dst = self.room(n)?;
+        match dst.last_chunk_mut::<SHORT_ZEROS>() {
+            Some(_) if zeros == 0 => swap::copy(dst, src),
+            Some(tail) if zeros <= SHORT_ZEROS => {
+                *tail = [MaybeUninit::new(0); SHORT_ZEROS];
+                swap::copy(&mut dst[..src.len()], src);
+            }
+            _ => {
+                let (head, pad) = dst.split_at_mut(src.len());
+                swap::copy(head, src);
+                pad.fill(MaybeUninit::new(0));
+            }
+        }
+        self.pos += n;
+        Ok(())
+    }
+
+    /// Appends `n` zero bytes. Up to 8 of them (alignment padding) are
+    /// one 8-byte store when there is room for it, rather than a call to `memset`: the bytes
+    /// stored past the `n` are room no byte of the output has been written to yet, and the
+    /// writes after this one overwrite them.
     #[inline]
     pub fn put_zeros(&mut self, n: usize) -> Result<(), Error> {
+        if n <= SHORT_ZEROS {
+            if let Some(dst) = self.buf[self.pos..].first_chunk_mut::<SHORT_ZEROS>() {
+                *dst = [MaybeUninit::new(0); SHORT_ZEROS];
+                self.pos += n;
+                return Ok(());
+            }
+        }
         self.room(n)?.fill(MaybeUninit::new(0));
         self.pos += n;
         Ok(())
@@ -450,6 +508,98 @@ mod tests {
         })
         .unwrap();
         assert_eq!(out, [9, 1, 2, 3, 0, 0, 0, 4, 5, 6, 7]);
+    }
+
+    /// Runs `f` on a writer over exactly `room` bytes of memory that holds stale 0xAA bytes
+    /// (a vector's spare capacity), fills what `f` left of the room with 7s, and returns the
+    /// whole region.
+    fn over_stale(room: usize, f: impl FnOnce(&mut Writer<'_>)) -> Vec<u8> {
+        let mut out = vec![0xaa_u8; room];
+        out.clear();
+        append_to_vec(&mut out, room, |w| {
+            f(w);
+            let rest = w.remaining();
+            w.put_slice(&vec![7; rest])
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn short_zeros_leave_no_stale_byte_whatever_the_room() {
+        // The one-store path (room for 8 or more after the position) and the filling one.
+        for room in 0..20 {
+            for n in 0..=room.min(11) {
+                let out = over_stale(room, |w| {
+                    w.put_zeros(n).unwrap();
+                    assert_eq!(w.written(), n);
+                    assert_eq!(w.remaining(), room - n);
+                });
+                assert_eq!(out[..n], vec![0; n][..], "room {room}, {n} zeros");
+                assert!(out[n..].iter().all(|&b| b == 7), "room {room}, {n} zeros");
+            }
+        }
+    }
+
+    #[test]
+    fn slices_then_zeros_are_exact_in_every_branch() {
+        // zeros 0 (a plain copy), 1..=8 with a region of 8 bytes or more (the store over the
+        // end, then the copy), a region under 8 bytes, and more zeros than one store covers.
+        for len in 0..40 {
+            let src: Vec<u8> = (1..=len as u8).collect();
+            for zeros in 0..12 {
+                for extra in [0, 1, 9] {
+                    let out = over_stale(len + zeros + extra, |w| {
+                        w.put_slice_zeros(&src, zeros).unwrap();
+                        assert_eq!(w.written(), len + zeros);
+                    });
+                    let mut want = src.clone();
+                    want.resize(len + zeros, 0);
+                    want.resize(len + zeros + extra, 7);
+                    assert_eq!(out, want, "len {len}, zeros {zeros}, extra room {extra}");
+                }
+                // One byte short: an error, and nothing is committed.
+                if len + zeros > 0 {
+                    let out = over_stale(len + zeros - 1, |w| {
+                        assert!(w.put_slice_zeros(&src, zeros).is_err());
+                        assert_eq!(w.written(), 0);
+                    });
+                    assert!(out.iter().all(|&b| b == 7));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn padded_primitives_zero_their_padding() {
+        for pad in 0..10 {
+            for extra in [0, 5] {
+                let out = over_stale(pad + 4 + extra, |w| {
+                    w.put_padded(pad, [1, 2, 3, 4]).unwrap();
+                    assert_eq!(w.written(), pad + 4);
+                });
+                let mut want = vec![0; pad];
+                want.extend([1, 2, 3, 4]);
+                want.resize(pad + 4 + extra, 7);
+                assert_eq!(out, want, "pad {pad}");
+            }
+            let out = over_stale(pad + 8, |w| w.put_padded(pad, [9u8; 8]).unwrap());
+            assert_eq!(out[..pad], vec![0; pad][..]);
+            assert_eq!(out[pad..], [9; 8]);
+        }
+    }
+
+    #[test]
+    fn spilled_slices_keep_their_zeros_in_order() {
+        let mut c = Collect(Vec::new(), Vec::new());
+        write_spilling(&mut Vec::new(), 16, &mut c, |w| {
+            w.put_slice_zeros(&[1, 2], 2)?; // short: gathered
+            w.put_slice_zeros(&[3, 4, 5, 6, 7], 3)?; // long: spilled, then its zeros
+            w.put_slice_zeros(&[8, 9, 10], 1)
+        })
+        .unwrap();
+        assert_eq!(c.0, [1, 2, 0, 0, 3, 4, 5, 6, 7, 0, 0, 0, 8, 9, 10, 0]);
+        assert_eq!(c.1, [5, 0]);
     }
 
     #[test]
