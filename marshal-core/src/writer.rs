@@ -245,6 +245,26 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Appends one flat value (a fixed-size array of words) as [`Writer::put_flat`] does, with
+    /// the byte swap compiled for its size: for an array of a few dozen words the swap
+    /// kernel's loop and tail, decided at run time for a slice, cost as much as the swap.
+    #[inline]
+    pub fn put_flat_one<A>(&mut self, item: &A, proof: Flat<A>, swap: bool) -> Result<(), Error> {
+        let src = bytes_of(core::slice::from_ref(item), proof);
+        if src.len() >= self.spill_min && (!swap || proof.width() == 1) {
+            return self.spill_out(src);
+        }
+        let dst = self.room(src.len())?;
+        match (swap, proof.width()) {
+            (false, _) | (true, 1) => swap::copy(dst, src),
+            (true, 2) => swap::copy_swap2_sized::<A>(dst, src),
+            (true, 4) => swap::copy_swap4_sized::<A>(dst, src),
+            (true, _) => swap::copy_swap8_sized::<A>(dst, src),
+        }
+        self.pos += src.len();
+        Ok(())
+    }
+
     /// Runs `f` on a sub-writer of exactly `n` bytes of room (a fixed segment): one capacity
     /// check here, then `f`'s writes need none once inlined, because the sub-writer's length is
     /// the constant `n`. The bytes `f` writes are committed to `self`.
@@ -600,6 +620,27 @@ mod tests {
         .unwrap();
         assert_eq!(c.0, [1, 2, 0, 0, 3, 4, 5, 6, 7, 0, 0, 0, 8, 9, 10, 0]);
         assert_eq!(c.1, [5, 0]);
+    }
+
+    #[test]
+    fn one_flat_value_is_copied_swapped_or_spilled() {
+        let x = 0x0102_0304_0506_0708_u64;
+        let p = Flat::<u64>::PRIMITIVE;
+        let out = over_stale(16, |w| {
+            w.put_flat_one(&x, p, false).unwrap();
+            w.put_flat_one(&x, p, true).unwrap();
+        });
+        assert_eq!(out[..8], x.to_ne_bytes());
+        assert_eq!(out[8..], x.swap_bytes().to_ne_bytes());
+        // In the host's order a value at the threshold is spilled; swapped, it is converted.
+        let mut c = Collect(Vec::new(), Vec::new());
+        write_spilling(&mut Vec::new(), 16, &mut c, |w| {
+            w.put_flat_one(&x, p, false)?;
+            w.put_flat_one(&x, p, true)
+        })
+        .unwrap();
+        assert_eq!(c.0, out);
+        assert_eq!(c.1, [8, 0]);
     }
 
     #[test]
