@@ -91,18 +91,17 @@ proptest! {
         lead in vec(any::<u8>(), 0..8),
     ) {
         for order in [ByteOrder::Big, ByteOrder::Little] {
-            let mut want = lead.clone();
+            // `Vec<u8>` is a sequence: the value starts with its length.
+            let mut want = cdr_u32(lead.len() as u32, order).to_vec();
+            want.extend(&lead);
             align(&mut want, 4);
             want.extend(cdr_u32(entries.len() as u32, order));
             for e in &entries {
                 cdr_entry(e, order, &mut want);
             }
             let value = (lead.clone(), entries.clone());
-            // `Vec<u8>` is a sequence: the value starts with its length.
-            let mut prefixed = cdr_u32(lead.len() as u32, order).to_vec();
-            prefixed.extend(want);
             let got = into_stale(|out| cdr::encode_into(&value, order, out).unwrap());
-            prop_assert_eq!(&got, &prefixed, "{:?}", order);
+            prop_assert_eq!(&got, &want, "{:?}", order);
         }
     }
 }
@@ -143,6 +142,65 @@ fn opaques_and_strings_of_every_length() {
             }
         }
     }
+}
+
+/// Arrays of words of a fixed size (each swapped by a kernel compiled for its size) after
+/// 0..8 bytes of something else, against their words written one by one.
+#[test]
+fn fixed_arrays_of_words() {
+    fn check<const N: usize>() {
+        let words: [u32; N] = core::array::from_fn(|i| (i as u32 + 1).wrapping_mul(0x0102_0305));
+        let longs: [i64; N] = core::array::from_fn(|i| -(i as i64) * 0x0102_0304_0506);
+        let shorts: [u16; N] = core::array::from_fn(|i| i as u16 * 0x0103);
+        let mut want = Vec::new();
+        for w in words {
+            want.extend(w.to_be_bytes());
+        }
+        for l in longs {
+            want.extend(l.to_be_bytes());
+        }
+        assert_eq!(
+            into_stale(|o| xdr::encode_into(&(words, longs), o).unwrap()),
+            want
+        );
+        for order in [ByteOrder::Big, ByteOrder::Little] {
+            for lead in 0..8usize {
+                // The octet sequence first: its length, then the octets.
+                let mut want = cdr_u32(lead as u32, order).to_vec();
+                want.extend(vec![9u8; lead]);
+                for w in words {
+                    align(&mut want, 4);
+                    want.extend(cdr_u32(w, order));
+                }
+                for s in shorts {
+                    align(&mut want, 2);
+                    want.extend(match order {
+                        ByteOrder::Big => s.to_be_bytes(),
+                        ByteOrder::Little => s.to_le_bytes(),
+                    });
+                }
+                for l in longs {
+                    align(&mut want, 8);
+                    want.extend(match order {
+                        ByteOrder::Big => l.to_be_bytes(),
+                        ByteOrder::Little => l.to_le_bytes(),
+                    });
+                }
+                // A sequence of octets then the arrays: the octets set the start phase.
+                let value = (vec![9u8; lead], words, shorts, longs);
+                let got = into_stale(|o| cdr::encode_into(&value, order, o).unwrap());
+                assert_eq!(got, want, "N {N}, after {lead} in {order:?}");
+            }
+        }
+    }
+    check::<0>();
+    check::<1>();
+    check::<7>();
+    check::<8>();
+    check::<9>();
+    check::<30>();
+    check::<31>();
+    check::<64>();
 }
 
 /// A NUL anywhere in a CDR string is refused, at every position in every word of the check.
