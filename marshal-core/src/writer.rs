@@ -37,6 +37,27 @@ impl core::fmt::Debug for dyn Spill + '_ {
 /// store: alignment padding, XDR's padding and a CDR string's NUL are all shorter.
 const SHORT_ZEROS: usize = 8;
 
+/// How far ahead of the position [`Writer::prefetch`] asks for the output's cache lines.
+const PREFETCH_AHEAD: usize = 768;
+
+/// The bytes of output one prefetch asks for (a cache line).
+const PREFETCH_LINE: usize = 64;
+
+/// Asks the CPU to bring the cache line holding address `p` into its cache: a hint, with no
+/// effect on what the program computes.
+#[inline(always)]
+fn prefetch_line(p: *const MaybeUninit<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` requires SSE, which every x86-64 CPU has (it is part of the
+    // target's baseline); a prefetch reads nothing the program can observe and cannot fault,
+    // whatever the address, so `p` need not point at anything.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Append-only cursor over an output region.
 #[derive(Debug)]
 pub struct Writer<'a> {
@@ -50,6 +71,8 @@ pub struct Writer<'a> {
     spill: Option<&'a mut dyn Spill>,
     /// `spill`'s threshold (`usize::MAX` without one), read once.
     spill_min: usize,
+    /// Offset in `buf` up to which [`Writer::prefetch`] has asked for the cache lines.
+    fetched: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -62,6 +85,7 @@ impl<'a> Writer<'a> {
             depth: Depth::default(),
             spill: None,
             spill_min: usize::MAX,
+            fetched: 0,
         }
     }
 
@@ -83,6 +107,7 @@ impl<'a> Writer<'a> {
         })?;
         self.base += self.pos + large.len();
         self.pos = 0;
+        self.fetched = 0;
         Ok(())
     }
 
@@ -265,6 +290,26 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Asks for the cache lines of the output from where earlier calls stopped to a few
+    /// hundred bytes past the position (each line once). Called between the elements of an
+    /// array whose elements are written in several pieces (a directory entry's length, name,
+    /// padding and fixed tail): without it every store to a line not yet in cache waits for
+    /// the line, and an encoder that writes small pieces spends most of its time there, where
+    /// one large copy of the same bytes does not.
+    #[inline(always)]
+    pub fn prefetch(&mut self) {
+        let want = self.pos.saturating_add(PREFETCH_AHEAD).min(self.buf.len());
+        if self.fetched < want {
+            let base = self.buf.as_ptr();
+            let mut at = self.fetched;
+            while at < want {
+                prefetch_line(base.wrapping_add(at));
+                at += PREFETCH_LINE;
+            }
+            self.fetched = at;
+        }
+    }
+
     /// Runs `f` on a sub-writer of exactly `n` bytes of room (a fixed segment): one capacity
     /// check here, then `f`'s writes need none once inlined, because the sub-writer's length is
     /// the constant `n`. The bytes `f` writes are committed to `self`.
@@ -299,6 +344,7 @@ impl<'a> Writer<'a> {
             depth,
             spill: None,
             spill_min: usize::MAX,
+            fetched: 0,
         };
         let r = f(&mut sub).map_err(|e| e.shifted(shift))?;
         // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
@@ -389,6 +435,7 @@ pub fn write_spilling(
         depth: Depth::default(),
         spill: Some(spill),
         spill_min,
+        fetched: 0,
     };
     f(&mut w)?;
     if w.position() != len {
@@ -641,6 +688,26 @@ mod tests {
         .unwrap();
         assert_eq!(c.0, out);
         assert_eq!(c.1, [8, 0]);
+    }
+
+    #[test]
+    fn prefetching_asks_for_each_line_ahead_once_and_changes_no_byte() {
+        for room in [0usize, 1, 63, 64, 700, 5000] {
+            let out = over_stale(room, |w| {
+                let mut last = 0;
+                while w.remaining() > 0 {
+                    w.prefetch();
+                    let want = (w.written() + PREFETCH_AHEAD).min(room);
+                    assert!(w.fetched >= want && w.fetched < want.max(last) + PREFETCH_LINE);
+                    assert!(w.fetched >= last, "the watermark only rises");
+                    last = w.fetched;
+                    let n = w.remaining().min(37);
+                    w.put_slice(&vec![3; n]).unwrap();
+                }
+                w.prefetch();
+            });
+            assert!(out.iter().all(|&b| b == 3), "room {room}");
+        }
     }
 
     #[test]
