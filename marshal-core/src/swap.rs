@@ -90,6 +90,42 @@ pub fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     };
 }
 
+/// [`copy_swap2`] for exactly `size_of::<A>()` bytes, the memory image of one value of type
+/// `A` (a fixed-size array of 2-byte words): the vector kernel is compiled for that one
+/// length, with no loop count or tail left to decide at run time, which is most of the cost
+/// of swapping a short array.
+///
+/// # Panics
+///
+/// If `dst` or `src` is not `size_of::<A>()` bytes long, or that is not a multiple of 2.
+#[inline]
+#[track_caller]
+pub fn copy_swap2_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    copy_swap_sized::<A, 2>(dst, src);
+}
+
+/// [`copy_swap4`] for exactly `size_of::<A>()` bytes (see [`copy_swap2_sized`]).
+///
+/// # Panics
+///
+/// If `dst` or `src` is not `size_of::<A>()` bytes long, or that is not a multiple of 4.
+#[inline]
+#[track_caller]
+pub fn copy_swap4_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    copy_swap_sized::<A, 4>(dst, src);
+}
+
+/// [`copy_swap8`] for exactly `size_of::<A>()` bytes (see [`copy_swap2_sized`]).
+///
+/// # Panics
+///
+/// If `dst` or `src` is not `size_of::<A>()` bytes long, or that is not a multiple of 8.
+#[inline]
+#[track_caller]
+pub fn copy_swap8_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    copy_swap_sized::<A, 8>(dst, src);
+}
+
 /// Reverses, in place, the bytes of every 2-byte word of `buf`.
 ///
 /// # Panics
@@ -188,6 +224,51 @@ where
         // function is that the CPU supports SSSE3, which was detected at run time just above;
         // everything else is enforced by its safe signature.
         unsafe { x86::copy_swap_ssse3::<W>(dst, src) };
+        return;
+    }
+    scalar::copy_swap::<W>(dst, src);
+}
+
+#[inline]
+#[track_caller]
+fn copy_swap_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+where
+    Word: Swap<W>,
+{
+    let n = core::mem::size_of::<A>();
+    if dst.len() != n || src.len() != n {
+        length_mismatch(dst.len(), src.len());
+    }
+    if !n.is_multiple_of(W) {
+        not_whole_words(n, W);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if n >= SIMD_MIN {
+        return copy_swap_vector_sized::<A, W>(dst, src);
+    }
+    scalar::copy_swap::<W>(dst, src);
+}
+
+/// [`copy_swap_vector`] compiled for one length, `size_of::<A>()` (the caller checked both
+/// slices have it): each kernel is instantiated for `A` too, so its loops and tail fold.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn copy_swap_vector_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+where
+    Word: Swap<W>,
+{
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+        // function is that the CPU supports AVX2, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        unsafe { x86::copy_swap_avx2_sized::<A, W>(dst, src) };
+        return;
+    }
+    if std::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "ssse3")]`
+        // function is that the CPU supports SSSE3, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        unsafe { x86::copy_swap_ssse3_sized::<A, W>(dst, src) };
         return;
     }
     scalar::copy_swap::<W>(dst, src);
@@ -456,6 +537,7 @@ mod x86 {
     ///
     /// If `dst.len() != src.len()`.
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) fn copy_swap_avx2<const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
     where
         Word: Swap<W>,
@@ -569,6 +651,38 @@ mod x86 {
         scalar::swap_in_place::<W>(tail);
     }
 
+    /// [`copy_swap_avx2`] for exactly `size_of::<A>()` bytes: the kernel inlined with a
+    /// constant length. Requires AVX2.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` or `src` is shorter than `size_of::<A>()`, or their lengths differ.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn copy_swap_avx2_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+    where
+        Word: Swap<W>,
+    {
+        assert_eq!(dst.len(), src.len());
+        let n = core::mem::size_of::<A>();
+        copy_swap_avx2::<W>(&mut dst[..n], &src[..n]);
+    }
+
+    /// [`copy_swap_ssse3`] for exactly `size_of::<A>()` bytes (see
+    /// [`copy_swap_avx2_sized`]). Requires SSSE3.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` or `src` is shorter than `size_of::<A>()`, or their lengths differ.
+    #[target_feature(enable = "ssse3")]
+    pub(super) fn copy_swap_ssse3_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+    where
+        Word: Swap<W>,
+    {
+        assert_eq!(dst.len(), src.len());
+        let n = core::mem::size_of::<A>();
+        copy_swap_ssse3::<W>(&mut dst[..n], &src[..n]);
+    }
+
     // -----------------------------------------------------------------------------------------
     // SSSE3
     // -----------------------------------------------------------------------------------------
@@ -582,6 +696,7 @@ mod x86 {
     ///
     /// If `dst.len() != src.len()`.
     #[target_feature(enable = "ssse3")]
+    #[inline]
     pub(super) fn copy_swap_ssse3<const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
     where
         Word: Swap<W>,
@@ -722,39 +837,44 @@ mod tests {
     /// Runs `f` for every length and source/destination offset 0..8 (0..3 for large sizes),
     /// checking the output and that bytes around the destination are untouched.
     fn check_copy(f: CopyFn, w: usize) {
-        const CANARY: u8 = 0xA5;
         for len in lengths(w) {
-            let offsets: &[usize] = if len > 300 {
-                &[0, 1, 3]
-            } else {
-                &[0, 1, 2, 3, 4, 5, 6, 7]
-            };
-            let backing = pattern(len + 16);
-            for &so in offsets {
-                let src = &backing[so..so + len];
-                let want = reference(src, w);
-                for &doff in offsets {
-                    let mut out: Vec<MaybeUninit<u8>> = vec![MaybeUninit::new(CANARY); len + 16];
-                    // Leave the destination itself uninitialised.
-                    out[doff..doff + len].fill(MaybeUninit::uninit());
-                    f(&mut out[doff..doff + len], src);
-                    // SAFETY: `f` initialised the destination range; the rest was
-                    // initialised with the canary above.
-                    let got: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
-                    assert_eq!(
-                        &got[doff..doff + len],
-                        &want[..],
-                        "w={w} len={len} so={so} do={doff}"
-                    );
-                    assert!(
-                        got[..doff].iter().all(|&b| b == CANARY),
-                        "underrun w={w} len={len}"
-                    );
-                    assert!(
-                        got[doff + len..].iter().all(|&b| b == CANARY),
-                        "overrun w={w} len={len}"
-                    );
-                }
+            check_copy_len(f, w, len);
+        }
+    }
+
+    /// [`check_copy`] for one length.
+    fn check_copy_len(f: CopyFn, w: usize, len: usize) {
+        const CANARY: u8 = 0xA5;
+        let offsets: &[usize] = if len > 300 {
+            &[0, 1, 3]
+        } else {
+            &[0, 1, 2, 3, 4, 5, 6, 7]
+        };
+        let backing = pattern(len + 16);
+        for &so in offsets {
+            let src = &backing[so..so + len];
+            let want = reference(src, w);
+            for &doff in offsets {
+                let mut out: Vec<MaybeUninit<u8>> = vec![MaybeUninit::new(CANARY); len + 16];
+                // Leave the destination itself uninitialised.
+                out[doff..doff + len].fill(MaybeUninit::uninit());
+                f(&mut out[doff..doff + len], src);
+                // SAFETY: `f` initialised the destination range; the rest was
+                // initialised with the canary above.
+                let got: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
+                assert_eq!(
+                    &got[doff..doff + len],
+                    &want[..],
+                    "w={w} len={len} so={so} do={doff}"
+                );
+                assert!(
+                    got[..doff].iter().all(|&b| b == CANARY),
+                    "underrun w={w} len={len}"
+                );
+                assert!(
+                    got[doff + len..].iter().all(|&b| b == CANARY),
+                    "overrun w={w} len={len}"
+                );
             }
         }
     }
@@ -791,6 +911,32 @@ mod tests {
         check_copy(copy_swap2, 2);
         check_copy(copy_swap4, 4);
         check_copy(copy_swap8, 8);
+    }
+
+    /// The sized kernels at their one length, for arrays below the vector threshold, at it,
+    /// with and without a partial last vector, and with several loop iterations.
+    #[test]
+    fn public_copy_swap_sized() {
+        check_copy_len(copy_swap2_sized::<[u16; 7]>, 2, 14);
+        check_copy_len(copy_swap2_sized::<[u16; 17]>, 2, 34);
+        check_copy_len(copy_swap4_sized::<[u32; 3]>, 4, 12);
+        check_copy_len(copy_swap4_sized::<[u32; 8]>, 4, 32);
+        check_copy_len(copy_swap4_sized::<[i32; 30]>, 4, 120);
+        check_copy_len(copy_swap4_sized::<[f32; 67]>, 4, 268);
+        check_copy_len(copy_swap8_sized::<[u64; 5]>, 8, 40);
+        check_copy_len(copy_swap8_sized::<[[u64; 2]; 9]>, 8, 144);
+    }
+
+    #[test]
+    #[should_panic(expected = "destination length")]
+    fn sized_length_mismatch_panics() {
+        copy_swap4_sized::<[u32; 4]>(&mut [MaybeUninit::uninit(); 12], &[0; 12]);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a multiple")]
+    fn sized_partial_word_panics() {
+        copy_swap8_sized::<[u32; 3]>(&mut [MaybeUninit::uninit(); 12], &[0; 12]);
     }
 
     #[test]
@@ -902,6 +1048,44 @@ mod tests {
             assert!(std::is_x86_feature_detected!("ssse3"));
             // SAFETY: SSSE3 support was asserted at run time just above.
             unsafe { x86::swap_in_place_ssse3::<W>(buf) }
+        }
+
+        fn avx2_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+        where
+            Word: Swap<W>,
+        {
+            assert!(std::is_x86_feature_detected!("avx2"));
+            // SAFETY: AVX2 support was asserted at run time just above.
+            unsafe { x86::copy_swap_avx2_sized::<A, W>(dst, src) }
+        }
+
+        fn ssse3_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+        where
+            Word: Swap<W>,
+        {
+            assert!(std::is_x86_feature_detected!("ssse3"));
+            // SAFETY: SSSE3 support was asserted at run time just above.
+            unsafe { x86::copy_swap_ssse3_sized::<A, W>(dst, src) }
+        }
+
+        #[test]
+        fn sized_paths() {
+            if std::is_x86_feature_detected!("avx2") {
+                check_copy_len(avx2_sized::<[u16; 17], 2>, 2, 34);
+                check_copy_len(avx2_sized::<[i32; 30], 4>, 4, 120);
+                check_copy_len(avx2_sized::<[u64; 5], 8>, 8, 40);
+                check_copy_len(avx2_sized::<[u32; 64], 4>, 4, 256);
+            } else {
+                eprintln!("skipping the AVX2 kernels: CPU has no AVX2");
+            }
+            if std::is_x86_feature_detected!("ssse3") {
+                check_copy_len(ssse3_sized::<[u16; 17], 2>, 2, 34);
+                check_copy_len(ssse3_sized::<[i32; 30], 4>, 4, 120);
+                check_copy_len(ssse3_sized::<[u64; 5], 8>, 8, 40);
+                check_copy_len(ssse3_sized::<[u32; 64], 4>, 4, 256);
+            } else {
+                eprintln!("skipping the SSSE3 kernels: CPU has no SSSE3");
+            }
         }
 
         #[test]

@@ -104,6 +104,34 @@ pub fn is_ascii_without_nul(b: &[u8]) -> bool {
     max.iter().fold(0, |acc, &x| acc.max(x)) < 0x7f
 }
 
+/// Whether `b` holds a NUL byte, as a CDR string must not: the minimum byte kept per lane of
+/// a 16-byte word (one vector operation a word) and one test at the end, with no per-byte
+/// branch, where `memchr` walks the bytes a machine word at a time.
+///
+/// ```
+/// assert!(!marshal_core::text::has_nul(b"file-0001"));
+/// assert!(marshal_core::text::has_nul(b"file\0"));
+/// ```
+#[inline]
+pub fn has_nul(b: &[u8]) -> bool {
+    if b.len() < 16 {
+        return b.iter().fold(u8::MAX, |m, &x| m.min(x)) == 0;
+    }
+    let mut min = [u8::MAX; 16];
+    let mut step = |c: &[u8]| {
+        let c: &[u8; 16] = c.try_into().expect("16-byte chunk");
+        for j in 0..16 {
+            min[j] = min[j].min(c[j]);
+        }
+    };
+    for c in b.chunks_exact(16) {
+        step(c);
+    }
+    // The last word overlaps the final partial chunk, if any.
+    step(&b[b.len() - 16..]);
+    min.iter().fold(u8::MAX, |m, &x| m.min(x)) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,11 +142,14 @@ mod tests {
             let mut v = vec![b'a'; len];
             assert!(is_ascii(&v), "len {len}");
             assert!(is_ascii_without_nul(&v), "len {len}");
+            assert!(!has_nul(&v), "len {len}");
             for i in 0..len {
                 v[i] = 0x80;
                 assert!(!is_ascii(&v), "len {len}, high byte at {i}");
                 assert!(!is_ascii_without_nul(&v), "len {len}, high byte at {i}");
+                assert!(!has_nul(&v), "len {len}, high byte at {i}");
                 v[i] = 0;
+                assert!(has_nul(&v), "len {len}, NUL at {i}");
                 assert!(is_ascii(&v), "len {len}, NUL at {i}");
                 assert!(!is_ascii_without_nul(&v), "len {len}, NUL at {i}");
                 v[i] = b'a';

@@ -31,12 +31,12 @@ pub(crate) fn string_end(pos: usize, n: usize) -> usize {
 /// Appends a string.
 #[inline]
 pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<(), Error> {
-    if s.contains(&0) {
+    if text::has_nul(s) {
         return Err(w.error(ErrorKind::InteriorNul));
     }
     put_len(w, s.len() + 1, order)?;
-    w.put_slice(s)?;
-    w.put([0])
+    // The bytes and the terminating NUL: one capacity check.
+    w.put_slice_zeros(s, 1)
 }
 
 /// Reads a string, borrowed from the input: its length (aligned), then that many bytes of

@@ -89,6 +89,7 @@ pub trait Encode {
             return w.put_flat(items, proof, swaps(order, proof));
         }
         for (i, it) in items.iter().enumerate() {
+            w.prefetch();
             it.encode(w, order).map_err(|e| e.at_index(i))?;
         }
         Ok(())

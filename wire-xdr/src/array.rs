@@ -25,6 +25,10 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
+        if let Some(proof) = Self::FLAT {
+            // One swap pass compiled for this array's size.
+            return w.put_flat_one(self, proof, SWAP);
+        }
         match Self::SIZE {
             SizeClass::Fixed(n) => w.chunk(n, |w| T::encode_elems(self, w)),
             _ => T::encode_elems(self, w),

@@ -22,11 +22,10 @@ pub(crate) fn take_len(r: &mut Reader<'_>) -> Result<usize, Error> {
     Ok(u32::from_be_bytes(r.array::<4>()?) as usize)
 }
 
-/// Appends opaque bytes and their zero padding (one copy).
+/// Appends opaque bytes and their zero padding (one capacity check, one copy).
 #[inline]
 pub(crate) fn put_opaque(w: &mut Writer<'_>, data: &[u8]) -> Result<(), Error> {
-    w.put_slice(data)?;
-    w.put_zeros(padding(data.len()))
+    w.put_slice_zeros(data, padding(data.len()))
 }
 
 /// Borrows `n` opaque bytes and checks their padding is zero. A length beyond the input fails

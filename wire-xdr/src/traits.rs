@@ -68,6 +68,7 @@ pub trait Encode {
         }
         let each = |w: &mut Writer<'_>| {
             for (i, it) in items.iter().enumerate() {
+                w.prefetch();
                 it.encode(w).map_err(|e| e.at_index(i))?;
             }
             Ok(())
