@@ -48,6 +48,7 @@ pub fn encode_into<T: Encode + ?Sized, B: bytes::BufMut + ?Sized>(
 /// assert_eq!(v, [9]);
 /// assert!(from_slice::<u16>(&[0, 9, 0], ByteOrder::Big).is_err()); // trailing byte
 /// ```
+#[inline]
 pub fn from_slice<'de, T: Decode<'de>>(bytes: &'de [u8], order: ByteOrder) -> Result<T, Error> {
     let mut r = Reader::new(bytes, 0);
     let v = T::decode(&mut r, order)?;

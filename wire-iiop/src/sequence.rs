@@ -23,7 +23,8 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
     fn end(&self, pos: usize, depth: u32) -> Result<usize, Error> {
         T::elems_end(self, pos, depth)
     }
-    #[inline]
+    // Always inlined: a call per array costs as much as a short array's copy.
+    #[inline(always)]
     fn encode(&self, w: &mut Writer<'_>, order: ByteOrder) -> Result<(), Error> {
         match Self::FLAT {
             // Aligned to the word width (unless empty), then one copy or one swap pass
