@@ -21,6 +21,12 @@ use core::mem::MaybeUninit;
 /// Inputs shorter than this many bytes use the scalar loop without run-time feature detection.
 const SIMD_MIN: usize = 32;
 
+/// Inputs shorter than this many bytes use the AVX2 kernel even where AVX-512BW is available:
+/// on a few vectors' worth the 64-byte kernel's alignment prologue and overlapping last vector
+/// cost more than its wider stores save (a directory entry's 120 bytes of ints decoded 8–10 %
+/// slower through it).
+const AVX512_MIN: usize = 512;
+
 // ---------------------------------------------------------------------------------------------
 // Public API
 // ---------------------------------------------------------------------------------------------
@@ -205,7 +211,7 @@ fn copy_swap_vector<const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
 where
     Word: Swap<W>,
 {
-    if std::is_x86_feature_detected!("avx512bw") {
+    if src.len() >= AVX512_MIN && std::is_x86_feature_detected!("avx512bw") {
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx512bw")]`
         // function is that the CPU supports AVX-512BW, which was detected at run time just
         // above; everything else is enforced by its safe signature.
