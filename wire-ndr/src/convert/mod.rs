@@ -10,6 +10,11 @@ pub mod limit;
 pub mod plan;
 pub(crate) mod word;
 
+/// Swaps of at least this many bytes in compiled code call the interpreter's kernel (AVX2 or
+/// AVX-512 where the CPU has them: two to four times the width of Cranelift's vectors);
+/// shorter ones are inline shuffles. The cost model (`tiering::cost`) prices them so.
+pub(crate) const KERNEL_SWAP: usize = 512;
+
 #[cfg(test)]
 mod tests {
     use super::limit::output_limit;

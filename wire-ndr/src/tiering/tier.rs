@@ -44,8 +44,12 @@ pub const WINDOW: u64 = 64;
 pub const DECAY: f64 = 0.875;
 /// The bonus of a compiled plan over one that is not, when the knapsack is solved again.
 pub const KEEP: f64 = 1.25;
-/// The range of the correction of the code-size estimate by measured sizes.
-const SCALE: (f64, f64) = (0.25, 4.0);
+/// The range of the correction of the code-size estimate by measured sizes. Never above 1: a
+/// plan that has not been compiled is weighed at most at its own estimate, so that plans
+/// bigger than the average (whose estimates the average would inflate out of the budget) are
+/// still tried once; one that comes out bigger than the room left is given back at once, its
+/// real size known from then on.
+const SCALE: (f64, f64) = (0.25, 1.0);
 /// How far the frequencies may move (total variation distance, 0 to 1) before the knapsack is
 /// solved again.
 pub const DRIFT: f64 = 0.0625;

@@ -38,9 +38,7 @@ pub(crate) const CTX_DST: i32 = 0;
 
 /// Copies up to this many bytes inline; longer copies call the copy helper (`memcpy`).
 const INLINE_COPY: usize = 128;
-/// Swaps of at least this many bytes call the interpreter's kernel (AVX2 where the CPU has
-/// it: twice the width of Cranelift's vectors); shorter ones are inline shuffles.
-pub(crate) const KERNEL_SWAP: usize = 512;
+pub(crate) use crate::convert::KERNEL_SWAP;
 /// Unrolls element loops of at most this many elements.
 const UNROLL: usize = 8;
 /// 16-byte vectors swapped per loop iteration.
