@@ -7,7 +7,7 @@
 //! the interpreter pays a dispatch per step (about 2.5 ns: Scalar300's 351 steps take
 //! 913 ns interpreted, 58 ns compiled) and per converted element, compiled code a few
 //! instructions per element; a long copy costs both the same `memcpy`, and a long swap
-//! ([`KERNEL_SWAP`] bytes or more) both the same kernel, which compiled code calls, so a plan
+//! (512 bytes or more, `convert::KERNEL_SWAP`) both the same kernel, which compiled code calls, so a plan
 //! of a few long runs gains from compiling only its dispatches. Code sizes are per step (about
 //! 15 bytes for a scalar swap), with loops of a fixed size. They only need to rank plans.
 
