@@ -24,7 +24,8 @@ const SIMD_MIN: usize = 32;
 /// Inputs shorter than this many bytes use the AVX2 kernel even where AVX-512BW is available:
 /// on a few vectors' worth the 64-byte kernel's alignment prologue and overlapping last vector
 /// cost more than its wider stores save (a directory entry's 120 bytes of ints decoded 8–10 %
-/// slower through it).
+/// slower through it). The kernels compiled for one size (`copy_swap*_sized`) hand values of
+/// this size or more to the run-time kernel.
 const AVX512_MIN: usize = 512;
 
 // ---------------------------------------------------------------------------------------------
@@ -247,6 +248,12 @@ where
     }
     if !n.is_multiple_of(W) {
         not_whole_words(n, W);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if n >= AVX512_MIN {
+        // Long enough that the run-time kernel's loop costs nothing next to the swap, and it
+        // has the widest vectors the CPU offers.
+        return copy_swap_vector::<W>(dst, src);
     }
     #[cfg(target_arch = "x86_64")]
     if n >= SIMD_MIN {
@@ -920,7 +927,8 @@ mod tests {
     }
 
     /// The sized kernels at their one length, for arrays below the vector threshold, at it,
-    /// with and without a partial last vector, and with several loop iterations.
+    /// with and without a partial last vector, with several loop iterations, and from the
+    /// length on where they call the run-time kernel.
     #[test]
     fn public_copy_swap_sized() {
         check_copy_len(copy_swap2_sized::<[u16; 7]>, 2, 14);
@@ -931,6 +939,10 @@ mod tests {
         check_copy_len(copy_swap4_sized::<[f32; 67]>, 4, 268);
         check_copy_len(copy_swap8_sized::<[u64; 5]>, 8, 40);
         check_copy_len(copy_swap8_sized::<[[u64; 2]; 9]>, 8, 144);
+        // Just below and at `AVX512_MIN`, where the run-time kernel takes over.
+        check_copy_len(copy_swap4_sized::<[u32; 127]>, 4, 508);
+        check_copy_len(copy_swap8_sized::<[u64; 64]>, 8, AVX512_MIN);
+        check_copy_len(copy_swap2_sized::<[u16; 301]>, 2, 602);
     }
 
     #[test]

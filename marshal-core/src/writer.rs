@@ -37,10 +37,6 @@ impl core::fmt::Debug for dyn Spill + '_ {
 /// store: alignment padding, XDR's padding and a CDR string's NUL are all shorter.
 const SHORT_ZEROS: usize = 8;
 
-/// The size from which [`Writer::put_flat_one`] swaps with the kernel chosen at run time
-/// rather than one compiled for the value's size.
-const SIZED_SWAP_MAX: usize = 256;
-
 /// How far ahead of the position [`Writer::prefetch`] asks for the output's cache lines.
 const PREFETCH_AHEAD: usize = 768;
 
@@ -282,11 +278,6 @@ impl<'a> Writer<'a> {
     /// kernel's loop and tail, decided at run time for a slice, cost as much as the swap.
     #[inline]
     pub fn put_flat_one<A>(&mut self, item: &A, proof: Flat<A>, swap: bool) -> Result<(), Error> {
-        if core::mem::size_of::<A>() >= SIZED_SWAP_MAX {
-            // Long enough that the run-time kernel's loop costs nothing next to the swap, and
-            // that kernel uses the widest vectors the CPU has.
-            return self.put_flat(core::slice::from_ref(item), proof, swap);
-        }
         let src = bytes_of(core::slice::from_ref(item), proof);
         if src.len() >= self.spill_min && (!swap || proof.width() == 1) {
             return self.spill_out(src);
@@ -701,17 +692,19 @@ mod tests {
         .unwrap();
         assert_eq!(c.0, out);
         assert_eq!(c.1, [8, 0]);
-        // From `SIZED_SWAP_MAX` bytes on, the run-time kernel: the same bytes.
-        let big: [u64; SIZED_SWAP_MAX / 8 + 3] = core::array::from_fn(|i| x.rotate_left(i as u32));
+        // A value long enough for the swap's run-time kernel (536 bytes): the same bytes.
+        let big: [u64; 67] = core::array::from_fn(|i| x.rotate_left(i as u32));
         // SAFETY: an array of `u64` is a whole number of `u64`s, the same bytes meaning the
         // same words, and valid for every bit pattern.
-        let pb = unsafe { p.cast::<[u64; SIZED_SWAP_MAX / 8 + 3]>() };
+        let pb = unsafe { p.cast::<[u64; 67]>() };
         let n = core::mem::size_of_val(&big);
         let out = over_stale(2 * n, |w| {
             w.put_flat_one(&big, pb, false).unwrap();
             w.put_flat_one(&big, pb, true).unwrap();
         });
-        let want: Vec<u8> = (big.iter().map(|v| v.to_ne_bytes()))
+        let want: Vec<u8> = big
+            .iter()
+            .map(|v| v.to_ne_bytes())
             .chain(big.iter().map(|v| v.swap_bytes().to_ne_bytes()))
             .flatten()
             .collect();

@@ -6,10 +6,11 @@
 //! The constants come from the `ndr_jit` benchmark on an x86-64 machine (2 cores, AVX-512):
 //! the interpreter pays a dispatch per step (about 2.5 ns: Scalar300's 351 steps take
 //! 913 ns interpreted, 58 ns compiled) and per converted element, compiled code a few
-//! instructions per element; a long copy costs both the same `memcpy`, and a long swap
-//! (512 bytes or more, `convert::KERNEL_SWAP`) both the same kernel, which compiled code calls, so a plan
-//! of a few long runs gains from compiling only its dispatches. Code sizes are per step (about
-//! 15 bytes for a scalar swap), with loops of a fixed size. They only need to rank plans.
+//! instructions per element; a long copy costs both the same `memcpy`, and a long swap (512
+//! bytes or more, `convert::KERNEL_SWAP`) both the same kernel, which compiled code calls, so
+//! a plan of a few long runs gains from compiling only its dispatches. Code sizes are per step
+//! (about 15 bytes for a scalar swap), with loops of a fixed size. They only need to rank
+//! plans.
 
 use crate::convert::plan::{Op, Plan, Step};
 use crate::convert::KERNEL_SWAP;
@@ -118,18 +119,18 @@ fn step(s: &Step, times: f64, e: &mut Estimate) {
                 // Compiled code calls the interpreter's kernel: the same swap, plus the call.
                 e.jit_ns += times * (bytes * SWAP_NS.0 + KERNEL_CALL.0);
                 e.code_bytes += KERNEL_CALL.1;
-                return;
-            }
-            e.jit_ns += times * (bytes * SWAP_NS.1 + 0.15);
-            let vectors = b / 16;
-            let tail = (b % 16) / width;
-            // Sixteen or more vectors loop (eight per iteration); fewer are unrolled.
-            let vector_code = if vectors >= 16 {
-                140 + 18 * (vectors % 8)
             } else {
-                18 * vectors
-            };
-            e.code_bytes += vector_code + 15 * tail;
+                e.jit_ns += times * (bytes * SWAP_NS.1 + 0.15);
+                let vectors = b / 16;
+                let tail = (b % 16) / width;
+                // Sixteen or more vectors loop (eight per iteration); fewer are unrolled.
+                let vector_code = if vectors >= 16 {
+                    140 + 18 * (vectors % 8)
+                } else {
+                    18 * vectors
+                };
+                e.code_bytes += vector_code + 15 * tail;
+            }
         }
         Op::Int { .. } => {
             e.interp_ns += times * n * 3.0;

@@ -581,6 +581,23 @@ mod tests {
         assert_eq!(b.stats.compiled_plans, compiled + 4);
     }
 
+    /// A plan never compiled is weighed at most at its own code-size estimate: plans that came
+    /// out much bigger than estimated do not price an untried one out of a budget it fits.
+    #[test]
+    fn untried_plans_are_weighed_at_most_at_their_estimate() {
+        let size = Bench::code_size();
+        let plan = Plan::build(&sender(0), local()).unwrap();
+        let budget = size.max(cost::estimate(&plan).code_bytes);
+        let mut b = Bench::new(8, budget);
+        // Every other plan was compiled once and measured at four budgets: the measured over
+        // estimated ratio is far above 1, and none of them fits.
+        for k in &b.keys[1..] {
+            b.tier.slots.get_mut(k).unwrap().measured = Some(4 * budget);
+        }
+        b.run(&[0], 4);
+        assert_eq!(b.compiled(), vec![0], "{:?}", b.stats);
+    }
+
     /// A small change of the mix stays under the drift threshold: no new solution.
     #[test]
     fn small_drift_does_not_retier() {

@@ -501,7 +501,7 @@ mod tests {
             .collect()
     }
 
-    /// Swaps long enough to call the interpreter's kernel ([`translate::KERNEL_SWAP`] bytes
+    /// Swaps long enough to call the interpreter's kernel ([`crate::convert::KERNEL_SWAP`] bytes
     /// or more) and just too short to, of every width, at odd offsets and with odd counts:
     /// the compiled code writes what the interpreter writes (each word reversed) and nothing
     /// outside the field, and refuses a body one byte short as the interpreter does.
@@ -509,7 +509,7 @@ mod tests {
     fn long_swaps_call_the_kernel_and_agree_with_the_interpreter() {
         let mut jit = Jit::new().unwrap();
         for w in [2usize, 4, 8] {
-            let at = translate::KERNEL_SWAP / w;
+            let at = crate::convert::KERNEL_SWAP / w;
             let mut sizes = Vec::new();
             for count in [at - 1, at, at + 1, 3 * at + 7, 12_471] {
                 // A field at odd offsets on both sides, padding around it.

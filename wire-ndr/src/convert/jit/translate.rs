@@ -32,13 +32,13 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 use crate::convert::plan::{IntRepr, Op, Plan, Step};
+use crate::convert::KERNEL_SWAP;
 
 /// Offset of `Ctx::dst` (the destination base a helper may move): the first field.
 pub(crate) const CTX_DST: i32 = 0;
 
 /// Copies up to this many bytes inline; longer copies call the copy helper (`memcpy`).
 const INLINE_COPY: usize = 128;
-pub(crate) use crate::convert::KERNEL_SWAP;
 /// Unrolls element loops of at most this many elements.
 const UNROLL: usize = 8;
 /// 16-byte vectors swapped per loop iteration.
