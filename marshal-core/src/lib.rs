@@ -33,6 +33,8 @@ pub mod place;
 #[doc(hidden)]
 pub mod reader;
 #[doc(hidden)]
+pub mod short_copy;
+#[doc(hidden)]
 pub mod size_class;
 #[doc(hidden)]
 pub mod swap;

@@ -13,7 +13,7 @@ use core::mem::MaybeUninit;
 use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{bytes_of, Flat};
-use crate::swap;
+use crate::{short_copy, swap};
 
 /// Where a writer hands large slices instead of copying them (vectored writes): IDL4's
 /// "indirect strings", a socket's `writev` straight from the caller's memory.
@@ -36,6 +36,11 @@ impl core::fmt::Debug for dyn Spill + '_ {
 /// How many zeros [`Writer::put_zeros`] and [`Writer::put_slice_zeros`] write with one 8-byte
 /// store: alignment padding, XDR's padding and a CDR string's NUL are all shorter.
 const SHORT_ZEROS: usize = 8;
+
+/// Slices shorter than this (with up to `SHORT_ZEROS` zeros after them) that must hold no
+/// NUL are copied and checked in one pass by [`short_copy::copy_pad`]; longer ones are
+/// checked, then copied by `memcpy`.
+const SHORT_COPY_MAX: usize = 256;
 
 /// How far ahead of the position [`Writer::prefetch`] asks for the output's cache lines.
 const PREFETCH_AHEAD: usize = 768;
@@ -215,25 +220,83 @@ impl<'a> Writer<'a> {
             self.spill_out(src)?;
             return self.put_zeros(zeros);
         }
+        self.put_short_zeros::<false>(src, zeros).map(drop)
+    }
+
+    /// [`put_slice_zeros`](Self::put_slice_zeros) of a `src` that may not hold a NUL byte
+    /// (a CDR string): if it does, the result is `nul()` and nothing is committed. A short
+    /// `src` is checked while it is copied, with no second read; a long one (or one that
+    /// would spill) is checked first, so that no byte of it goes out.
+    ///
+    /// ```
+    /// use marshal_core::{Error, ErrorKind};
+    /// let nul = || Error::new(ErrorKind::InteriorNul, 0);
+    /// let mut out = Vec::new();
+    /// marshal_core::writer::append_to_vec(&mut out, 4, |w| w.put_slice_zeros_without_nul(b"abc", 1, nul))?;
+    /// assert_eq!(out, b"abc\0");
+    /// let r = marshal_core::writer::append_to_vec(&mut Vec::new(), 4, |w| {
+    ///     w.put_slice_zeros_without_nul(b"a\0c", 1, nul)
+    /// });
+    /// assert_eq!(r.unwrap_err().kind(), &ErrorKind::InteriorNul);
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn put_slice_zeros_without_nul(
+        &mut self,
+        src: &[u8],
+        zeros: usize,
+        nul: impl FnOnce() -> Error,
+    ) -> Result<(), Error> {
+        // What `put_short_zeros` does not check in the copy is checked first.
+        if src.len() >= SHORT_COPY_MAX || zeros > SHORT_ZEROS || src.len() >= self.spill_min {
+            if crate::text::has_nul(src) {
+                return Err(nul());
+            }
+            return self.put_slice_zeros(src, zeros);
+        }
+        let pos = self.pos;
+        if self.put_short_zeros::<true>(src, zeros)? {
+            self.pos = pos;
+            return Err(nul());
+        }
+        Ok(())
+    }
+
+    /// [`put_slice_zeros`](Self::put_slice_zeros) of a `src` shorter than the spill
+    /// threshold. With `NUL`, a short `src` with a few zeros is copied by
+    /// [`short_copy::copy_pad`], which also says whether it held a NUL; otherwise `src` is
+    /// copied by `memcpy` (faster when nothing else is wanted of the bytes) and not looked at
+    /// (`false`).
+    #[inline(always)]
+    fn put_short_zeros<const NUL: bool>(
+        &mut self,
+        src: &[u8],
+        zeros: usize,
+    ) -> Result<bool, Error> {
         let n = src
             .len()
             .checked_add(zeros)
             .ok_or_else(|| self.overflow(usize::MAX))?;
         let dst = self.room(n)?;
-        match dst.last_chunk_mut::<SHORT_ZEROS>() {
-            Some(_) if zeros == 0 => swap::copy(dst, src),
-            Some(tail) if zeros <= SHORT_ZEROS => {
-                *tail = [MaybeUninit::new(0); SHORT_ZEROS];
-                swap::copy(&mut dst[..src.len()], src);
+        let nul = if NUL && src.len() < SHORT_COPY_MAX && zeros <= SHORT_ZEROS {
+            short_copy::copy_pad(dst, src)
+        } else {
+            match dst.last_chunk_mut::<SHORT_ZEROS>() {
+                Some(_) if zeros == 0 => swap::copy(dst, src),
+                Some(tail) if zeros <= SHORT_ZEROS => {
+                    *tail = [MaybeUninit::new(0); SHORT_ZEROS];
+                    swap::copy(&mut dst[..src.len()], src);
+                }
+                _ => {
+                    let (head, pad) = dst.split_at_mut(src.len());
+                    swap::copy(head, src);
+                    pad.fill(MaybeUninit::new(0));
+                }
             }
-            _ => {
-                let (head, pad) = dst.split_at_mut(src.len());
-                swap::copy(head, src);
-                pad.fill(MaybeUninit::new(0));
-            }
-        }
+            false
+        };
         self.pos += n;
-        Ok(())
+        Ok(nul)
     }
 
     /// Appends `n` zero bytes. Up to 8 of them (alignment padding) are

@@ -149,10 +149,10 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             #[inline]
             fn end(&self, __pos: usize, __depth: u32) -> ::core::result::Result<usize, #x::Error> {
                 // A layout fixed for each phase: its size is a constant per phase.
-                if let ::core::option::Option::Some(__sizes) =
-                    const { <Self as #x::Encode>::SHAPE.phase_sizes() }
+                if let ::core::option::Option::Some(__end) =
+                    #x::layout_end(<Self as #x::Encode>::SHAPE, __pos)
                 {
-                    return ::core::result::Result::Ok(__pos + __sizes[#x::phase(__pos)]);
+                    return ::core::result::Result::Ok(__end);
                 }
                 let __depth = #x::descend(__depth)?;
                 #(#ends)*

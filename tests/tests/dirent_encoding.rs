@@ -203,10 +203,12 @@ fn fixed_arrays_of_words() {
     check::<64>();
 }
 
-/// A NUL anywhere in a CDR string is refused, at every position in every word of the check.
+/// A NUL anywhere in a CDR string is refused, at every position in every word of the check
+/// (strings checked while copied, and longer ones checked before), with the offset of the
+/// string's start, whatever comes before it.
 #[test]
 fn cdr_refuses_a_nul_anywhere() {
-    for len in 1..=70usize {
+    for len in (1..=70usize).chain([200, 255, 256, 257, 300]) {
         for at in 0..len {
             let mut s = vec![b'a'; len];
             s[at] = 0;
@@ -217,6 +219,9 @@ fn cdr_refuses_a_nul_anywhere() {
                 &marshal::ErrorKind::InteriorNul,
                 "{len}, NUL at {at}"
             );
+            assert_eq!(e.offset(), Some(0), "{len}, NUL at {at}");
+            let e = cdr::to_vec(&(7u8, &s), ByteOrder::Little).unwrap_err();
+            assert_eq!(e.offset(), Some(1), "after a byte: {len}, NUL at {at}");
         }
     }
 }

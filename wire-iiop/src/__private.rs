@@ -87,6 +87,23 @@ pub const fn phase(pos: usize) -> usize {
     pos % ALIGN_PHASES
 }
 
+/// The end position of a value of `shape` starting at `pos`, when its layout is fixed for
+/// each phase (`None` otherwise). A [`Shape::Fixed`] one is a padding and a constant, with no
+/// table load (a sizing pass over many values chains one end into the next); a
+/// [`Shape::Phased`] one reads its size for `pos`'s phase from the table.
+#[inline(always)]
+pub const fn layout_end(shape: Shape, pos: usize) -> Option<usize> {
+    match shape {
+        // Rounded up (add, mask) rather than padded (negate, mask, add): one cycle less in
+        // the chain.
+        Shape::Fixed { align, size } if align <= ALIGN_PHASES => {
+            Some(((pos + (align - 1)) & !(align - 1)) + size)
+        }
+        Shape::Phased { sizes } => Some(pos + sizes[phase(pos)]),
+        _ => None,
+    }
+}
+
 /// Whether a `max_len` bound fits a CDR length (an `unsigned long`); the derive asserts it
 /// for every `max_len` field.
 pub const fn max_len_fits(max: usize) -> bool {
@@ -286,6 +303,29 @@ mod tests {
         assert_eq!(phase(13), 5);
         // An octet then a double, from position 13: the double starts at 16.
         assert_eq!(13 + sizes[phase(13)], 24);
+    }
+
+    #[test]
+    fn layout_ends_agree_with_the_phase_tables() {
+        let shapes = [
+            Shape::fixed(4, 136),
+            Shape::fixed(8, 8),
+            Shape::fixed(1, 3),
+            Shape::fixed(2, 6),
+            Shape::fixed(1, 1).then(Shape::fixed(8, 8)),
+        ];
+        for shape in shapes {
+            let sizes = shape.phase_sizes().unwrap();
+            for pos in 0..40 {
+                assert_eq!(
+                    layout_end(shape, pos),
+                    Some(pos + sizes[phase(pos)]),
+                    "{shape:?} at {pos}"
+                );
+            }
+        }
+        assert_eq!(layout_end(Shape::Shallow, 3), None);
+        assert_eq!(layout_end(Shape::fixed(16, 16), 3), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use core::mem::MaybeUninit;
 use marshal_core::{text, Error, ErrorKind, Reader, Writer};
 
 use crate::traits::too_long;
-use crate::{pad, ByteOrder, Decode, Encode, Shape};
+use crate::{ByteOrder, Decode, Encode, Shape};
 
 /// The `unsigned long` length prefix of a string or sequence.
 #[inline(always)]
@@ -25,18 +25,19 @@ pub(crate) fn take_len(r: &mut Reader<'_>, order: ByteOrder) -> Result<usize, Er
 /// End position of a string of `n` bytes (plus its NUL) starting at `pos`.
 #[inline(always)]
 pub(crate) fn string_end(pos: usize, n: usize) -> usize {
-    pos + pad(pos, 4) + 4 + n + 1
+    // Rounding up (add, mask) rather than adding the padding (negate, mask, add): a sizing
+    // pass over many strings chains one end into the next, one cycle shorter each.
+    ((pos + 3) & !3) + (n + 5)
 }
 
 /// Appends a string.
 #[inline]
 pub(crate) fn put_str(w: &mut Writer<'_>, s: &[u8], order: ByteOrder) -> Result<(), Error> {
-    if text::has_nul(s) {
-        return Err(w.error(ErrorKind::InteriorNul));
-    }
+    let at = w.position();
     put_len(w, s.len() + 1, order)?;
-    // The bytes and the terminating NUL: one capacity check.
-    w.put_slice_zeros(s, 1)
+    // The bytes and the terminating NUL: one capacity check, and the check for a NUL inside
+    // made while copying.
+    w.put_slice_zeros_without_nul(s, 1, || Error::new(ErrorKind::InteriorNul, at))
 }
 
 /// Reads a string, borrowed from the input: its length (aligned), then that many bytes of
