@@ -148,38 +148,35 @@ mod tests {
     /// over stale bytes: exact copy and zeros, nothing touched outside, NUL found.
     #[test]
     fn pads_exactly_and_finds_a_nul() {
-        {
-            let (path, f) = ("copy_pad", copy_pad);
-            for len in (0..200usize).step_by(3).chain([63, 64, 65, 127, 128, 129]) {
-                for zeros in [0usize, 1, 3, 9] {
-                    for phase in 0..64usize {
-                        let src: Vec<u8> = (0..len).map(|i| 1 + (i * 13 % 250) as u8).collect();
-                        let mut buf = [MaybeUninit::new(0xAAu8); 320];
-                        let got = f(&mut buf[phase..phase + len + zeros], &src);
-                        // SAFETY: every byte of `buf` was initialised.
-                        let out: Vec<u8> = buf.iter().map(|b| unsafe { b.assume_init() }).collect();
-                        let at = format!("{path}: len {len} zeros {zeros} phase {phase}");
-                        assert!(!got, "{at}: no NUL");
-                        assert_eq!(&out[phase..phase + len], &src[..], "{at}");
+        for len in (0..200usize).step_by(3).chain([63, 64, 65, 127, 128, 129]) {
+            for zeros in [0usize, 1, 3, 9] {
+                for phase in 0..64usize {
+                    let src: Vec<u8> = (0..len).map(|i| 1 + (i * 13 % 250) as u8).collect();
+                    let mut buf = [MaybeUninit::new(0xAAu8); 320];
+                    let got = copy_pad(&mut buf[phase..phase + len + zeros], &src);
+                    // SAFETY: every byte of `buf` was initialised.
+                    let out: Vec<u8> = buf.iter().map(|b| unsafe { b.assume_init() }).collect();
+                    let at = format!("len {len} zeros {zeros} phase {phase}");
+                    assert!(!got, "{at}: no NUL");
+                    assert_eq!(&out[phase..phase + len], &src[..], "{at}");
+                    assert!(
+                        out[phase + len..phase + len + zeros]
+                            .iter()
+                            .all(|&b| b == 0),
+                        "{at}"
+                    );
+                    assert!(out[..phase].iter().all(|&b| b == 0xAA), "{at}: before");
+                    assert!(
+                        out[phase + len + zeros..].iter().all(|&b| b == 0xAA),
+                        "{at}: after"
+                    );
+                    if len > 0 {
+                        let mut with_nul = src.clone();
+                        with_nul[(phase * 7) % len] = 0;
                         assert!(
-                            out[phase + len..phase + len + zeros]
-                                .iter()
-                                .all(|&b| b == 0),
-                            "{at}"
+                            copy_pad(&mut buf[phase..phase + len + zeros], &with_nul),
+                            "{at}: NUL"
                         );
-                        assert!(out[..phase].iter().all(|&b| b == 0xAA), "{at}: before");
-                        assert!(
-                            out[phase + len + zeros..].iter().all(|&b| b == 0xAA),
-                            "{at}: after"
-                        );
-                        if len > 0 {
-                            let mut with_nul = src.clone();
-                            with_nul[(phase * 7) % len] = 0;
-                            assert!(
-                                f(&mut buf[phase..phase + len + zeros], &with_nul),
-                                "{at}: NUL"
-                            );
-                        }
                     }
                 }
             }

@@ -220,13 +220,32 @@ impl<'a> Writer<'a> {
             self.spill_out(src)?;
             return self.put_zeros(zeros);
         }
-        self.put_short_zeros::<false>(src, zeros).map(drop)
+        let n = src
+            .len()
+            .checked_add(zeros)
+            .ok_or_else(|| self.overflow(usize::MAX))?;
+        let dst = self.room(n)?;
+        match dst.last_chunk_mut::<SHORT_ZEROS>() {
+            Some(_) if zeros == 0 => swap::copy(dst, src),
+            Some(tail) if zeros <= SHORT_ZEROS => {
+                *tail = [MaybeUninit::new(0); SHORT_ZEROS];
+                swap::copy(&mut dst[..src.len()], src);
+            }
+            _ => {
+                let (head, pad) = dst.split_at_mut(src.len());
+                swap::copy(head, src);
+                pad.fill(MaybeUninit::new(0));
+            }
+        }
+        self.pos += n;
+        Ok(())
     }
 
     /// [`put_slice_zeros`](Self::put_slice_zeros) of a `src` that may not hold a NUL byte
     /// (a CDR string): if it does, the result is `nul()` and nothing is committed. A short
-    /// `src` is checked while it is copied, with no second read; a long one (or one that
-    /// would spill) is checked first, so that no byte of it goes out.
+    /// `src` with a few zeros is checked while it is copied ([`short_copy::copy_pad`]), with
+    /// no second read; any other (long, or one that would spill) is checked first, so that no
+    /// byte of it goes out, then written by `put_slice_zeros`.
     ///
     /// ```
     /// use marshal_core::{Error, ErrorKind};
@@ -247,56 +266,19 @@ impl<'a> Writer<'a> {
         zeros: usize,
         nul: impl FnOnce() -> Error,
     ) -> Result<(), Error> {
-        // What `put_short_zeros` does not check in the copy is checked first.
-        if src.len() >= SHORT_COPY_MAX || zeros > SHORT_ZEROS || src.len() >= self.spill_min {
-            if crate::text::has_nul(src) {
+        if src.len() < SHORT_COPY_MAX.min(self.spill_min) && zeros <= SHORT_ZEROS {
+            // Both short: their sum cannot overflow.
+            let n = src.len() + zeros;
+            if short_copy::copy_pad(self.room(n)?, src) {
                 return Err(nul());
             }
-            return self.put_slice_zeros(src, zeros);
+            self.pos += n;
+            return Ok(());
         }
-        let pos = self.pos;
-        if self.put_short_zeros::<true>(src, zeros)? {
-            self.pos = pos;
+        if crate::text::has_nul(src) {
             return Err(nul());
         }
-        Ok(())
-    }
-
-    /// [`put_slice_zeros`](Self::put_slice_zeros) of a `src` shorter than the spill
-    /// threshold. With `NUL`, a short `src` with a few zeros is copied by
-    /// [`short_copy::copy_pad`], which also says whether it held a NUL; otherwise `src` is
-    /// copied by `memcpy` (faster when nothing else is wanted of the bytes) and not looked at
-    /// (`false`).
-    #[inline(always)]
-    fn put_short_zeros<const NUL: bool>(
-        &mut self,
-        src: &[u8],
-        zeros: usize,
-    ) -> Result<bool, Error> {
-        let n = src
-            .len()
-            .checked_add(zeros)
-            .ok_or_else(|| self.overflow(usize::MAX))?;
-        let dst = self.room(n)?;
-        let nul = if NUL && src.len() < SHORT_COPY_MAX && zeros <= SHORT_ZEROS {
-            short_copy::copy_pad(dst, src)
-        } else {
-            match dst.last_chunk_mut::<SHORT_ZEROS>() {
-                Some(_) if zeros == 0 => swap::copy(dst, src),
-                Some(tail) if zeros <= SHORT_ZEROS => {
-                    *tail = [MaybeUninit::new(0); SHORT_ZEROS];
-                    swap::copy(&mut dst[..src.len()], src);
-                }
-                _ => {
-                    let (head, pad) = dst.split_at_mut(src.len());
-                    swap::copy(head, src);
-                    pad.fill(MaybeUninit::new(0));
-                }
-            }
-            false
-        };
-        self.pos += n;
-        Ok(nul)
+        self.put_slice_zeros(src, zeros)
     }
 
     /// Appends `n` zero bytes. Up to 8 of them (alignment padding) are
@@ -699,6 +681,44 @@ mod tests {
                         assert_eq!(w.written(), 0);
                     });
                     assert!(out.iter().all(|&b| b == 7));
+                }
+            }
+        }
+    }
+
+    /// A string that may hold no NUL, after 0–63 bytes (every destination phase the short
+    /// copy distinguishes), of lengths around and across the short copy's bound, with 0–9
+    /// zeros, over stale bytes: exact bytes and zeros; with a NUL (at a place that moves
+    /// with the phase), the error and nothing committed.
+    #[test]
+    fn nul_free_slices_are_exact_and_a_nul_commits_nothing() {
+        let nul = || Error::new(ErrorKind::InteriorNul, 0);
+        let lens = (0..200usize).step_by(3).chain([63, 64, 65, 255, 256, 300]);
+        for len in lens {
+            let src: Vec<u8> = (0..len).map(|i| 1 + (i * 13 % 250) as u8).collect();
+            for zeros in [0usize, 1, 3, 9] {
+                for phase in 0..64usize {
+                    let at = format!("len {len}, zeros {zeros}, after {phase}");
+                    let out = over_stale(phase + len + zeros + 9, |w| {
+                        w.put_slice(&vec![5; phase]).unwrap();
+                        w.put_slice_zeros_without_nul(&src, zeros, nul).unwrap();
+                        assert_eq!(w.written(), phase + len + zeros, "{at}");
+                    });
+                    let mut want = vec![5; phase];
+                    want.extend_from_slice(&src);
+                    want.resize(phase + len + zeros, 0);
+                    want.resize(phase + len + zeros + 9, 7);
+                    assert_eq!(out, want, "{at}");
+                    if len > 0 {
+                        let mut with_nul = src.clone();
+                        with_nul[(phase * 7) % len] = 0;
+                        over_stale(phase + len + zeros, |w| {
+                            w.put_slice(&vec![5; phase]).unwrap();
+                            let e = w.put_slice_zeros_without_nul(&with_nul, zeros, nul);
+                            assert_eq!(e.unwrap_err().kind(), &ErrorKind::InteriorNul, "{at}");
+                            assert_eq!(w.written(), phase, "{at}: nothing committed");
+                        });
+                    }
                 }
             }
         }

@@ -94,10 +94,8 @@ pub const fn phase(pos: usize) -> usize {
 #[inline(always)]
 pub const fn layout_end(shape: Shape, pos: usize) -> Option<usize> {
     match shape {
-        // Rounded up (add, mask) rather than padded (negate, mask, add): one cycle less in
-        // the chain.
         Shape::Fixed { align, size } if align <= ALIGN_PHASES => {
-            Some(((pos + (align - 1)) & !(align - 1)) + size)
+            Some(crate::align_up(pos, align) + size)
         }
         Shape::Phased { sizes } => Some(pos + sizes[phase(pos)]),
         _ => None,

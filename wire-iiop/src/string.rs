@@ -7,7 +7,7 @@ use core::mem::MaybeUninit;
 use marshal_core::{text, Error, ErrorKind, Reader, Writer};
 
 use crate::traits::too_long;
-use crate::{ByteOrder, Decode, Encode, Shape};
+use crate::{align_up, ByteOrder, Decode, Encode, Shape};
 
 /// The `unsigned long` length prefix of a string or sequence.
 #[inline(always)]
@@ -25,9 +25,7 @@ pub(crate) fn take_len(r: &mut Reader<'_>, order: ByteOrder) -> Result<usize, Er
 /// End position of a string of `n` bytes (plus its NUL) starting at `pos`.
 #[inline(always)]
 pub(crate) fn string_end(pos: usize, n: usize) -> usize {
-    // Rounding up (add, mask) rather than adding the padding (negate, mask, add): a sizing
-    // pass over many strings chains one end into the next, one cycle shorter each.
-    ((pos + 3) & !3) + (n + 5)
+    align_up(pos, 4) + 4 + n + 1
 }
 
 /// Appends a string.
