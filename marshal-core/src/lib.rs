@@ -45,6 +45,8 @@ pub mod var_len;
 #[doc(hidden)]
 pub mod vectored;
 #[doc(hidden)]
+pub mod wide;
+#[doc(hidden)]
 pub mod writer;
 
 pub use bytes_str::BytesStr;

@@ -21,6 +21,12 @@ use core::mem::MaybeUninit;
 /// Inputs shorter than this many bytes use the scalar loop without run-time feature detection.
 const SIMD_MIN: usize = 32;
 
+/// [`copy_slice`] of `SIMD_MIN` to this many bytes is a few 32-byte loads and stores of our
+/// own (AVX2, where the CPU has it) rather than a call to `memcpy`: inlined into a loop
+/// compiled for AVX2 (see [`crate::wide`]) they cost no call, no dispatch and no register
+/// spill, which for a name of a hundred bytes is most of the copy.
+const SHORT_COPY_MAX: usize = 256;
+
 /// Inputs shorter than this many bytes use the AVX2 kernel even where AVX-512BW is available:
 /// on a few vectors' worth the 64-byte kernel's alignment prologue and overlapping last vector
 /// cost more than its wider stores save (a directory entry's 120 bytes of ints decoded 8–10 %
@@ -95,6 +101,31 @@ pub fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     unsafe {
         core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len())
     };
+}
+
+/// [`copy`] for a slice whose length is known only at run time (a name, a string): from 32 to
+/// 256 bytes it is a few 32-byte loads and stores of our own where the CPU has AVX2, which
+/// inline into a loop compiled for AVX2 ([`crate::wide`]) with no call, dispatch or register
+/// spill; other lengths, and other CPUs, go to `memcpy`. (A copy of a constant length stays
+/// with [`copy`], which the compiler turns into moves of its own.)
+///
+/// After return every byte of `dst` is initialised.
+///
+/// # Panics
+///
+/// If `dst.len() != src.len()`.
+#[inline]
+#[track_caller]
+pub fn copy_slice(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if (SIMD_MIN..=SHORT_COPY_MAX).contains(&src.len()) && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+        // function is that the CPU supports AVX2, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        unsafe { x86::copy_short_avx2(dst, src) };
+        return;
+    }
+    copy(dst, src);
 }
 
 /// [`copy_swap2`] for exactly `size_of::<A>()` bytes, the memory image of one value of type
@@ -257,6 +288,15 @@ where
     }
     #[cfg(target_arch = "x86_64")]
     if n >= SIMD_MIN {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+            // function is that the CPU supports AVX2, which was detected at run time just
+            // above; everything else is enforced by its safe signature. Called from here rather
+            // than through `copy_swap_vector_sized` so that it inlines into code compiled for
+            // AVX2 (see [`crate::wide`]).
+            unsafe { x86::copy_swap_avx2_sized::<A, W>(dst, src) };
+            return;
+        }
         return copy_swap_vector_sized::<A, W>(dst, src);
     }
     scalar::copy_swap::<W>(dst, src);
@@ -620,6 +660,65 @@ mod x86 {
         unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast::<__m256i>(), v) };
     }
 
+    /// Copies `src` (32 to 256 bytes) into `dst` as a few 32-byte loads and stores, the first
+    /// ones from the start and the last ones ending exactly at the end (overlapping the
+    /// others with the same bytes): no loop and no tail.
+    ///
+    /// Requires AVX2 (hence `unsafe` to call from code without that feature).
+    ///
+    /// # Panics
+    ///
+    /// If `dst.len() != src.len()`, or the length is outside `32..=256`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn copy_short_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+        let n = src.len();
+        assert!(dst.len() == n && (32..=256).contains(&n));
+        match n {
+            0..=64 => copy_ends_avx2::<1>(dst, src),
+            65..=128 => copy_ends_avx2::<2>(dst, src),
+            _ => copy_ends_avx2::<4>(dst, src),
+        }
+    }
+
+    /// Copies the first `V` and the last `V` 32-byte vectors of `src` into `dst` (which cover
+    /// it when its length is at most `64 * V`).
+    ///
+    /// # Panics
+    ///
+    /// If `dst.len() != src.len()` or either is shorter than `32 * V` bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn copy_ends_avx2<const V: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+        let n = src.len();
+        assert!(dst.len() == n && n >= 32 * V);
+        for i in 0..V {
+            let (head, tail) = (32 * i, n - 32 * (V - i));
+            copy_one_avx2(&mut dst[head..], &src[head..]);
+            copy_one_avx2(&mut dst[tail..], &src[tail..]);
+        }
+    }
+
+    /// Copies the first 32 bytes of `src` into the first 32 bytes of `dst`.
+    ///
+    /// # Panics
+    ///
+    /// If either slice is shorter than 32 bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn copy_one_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+        let s: &[u8; 32] = src.first_chunk().expect("at least 32 source bytes");
+        let d: &mut [MaybeUninit<u8>; 32] = dst
+            .first_chunk_mut()
+            .expect("at least 32 destination bytes");
+        // SAFETY: `s` is a `&[u8; 32]`, so 32 bytes are readable from its start; unaligned
+        // load; AVX2 is enabled on this function.
+        let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast::<__m256i>()) };
+        // SAFETY: `d` is a `&mut [MaybeUninit<u8>; 32]`, so 32 bytes are writable from its
+        // start (uninitialised memory may be written); unaligned store; AVX2 is enabled.
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast::<__m256i>(), v) };
+    }
+
     /// Reverses every `W`-byte word of `buf` in place, 32 bytes per `vpshufb`, with a scalar
     /// tail of fewer than 32 bytes.
     ///
@@ -671,6 +770,7 @@ mod x86 {
     ///
     /// If `dst` or `src` is shorter than `size_of::<A>()`, or their lengths differ.
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) fn copy_swap_avx2_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
     where
         Word: Swap<W>,
@@ -960,6 +1060,7 @@ mod tests {
     #[test]
     fn public_copy() {
         check_copy(copy, 1);
+        check_copy(copy_slice, 1);
     }
 
     #[test]

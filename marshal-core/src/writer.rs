@@ -48,6 +48,9 @@ const PREFETCH_AHEAD: usize = 768;
 /// The bytes of output one prefetch asks for (a cache line).
 const PREFETCH_LINE: usize = 64;
 
+/// The lines [`Writer::prefetch`] asks for at a time.
+const PREFETCH_BATCH: usize = 8;
+
 /// Asks the CPU to bring the cache line holding address `p` into its cache: a hint, with no
 /// effect on what the program computes.
 #[inline(always)]
@@ -198,7 +201,7 @@ impl<'a> Writer<'a> {
         if src.len() >= self.spill_min {
             return self.spill_out(src);
         }
-        swap::copy(self.room(src.len())?, src);
+        swap::copy_slice(self.room(src.len())?, src);
         self.pos += src.len();
         Ok(())
     }
@@ -226,14 +229,14 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| self.overflow(usize::MAX))?;
         let dst = self.room(n)?;
         match dst.last_chunk_mut::<SHORT_ZEROS>() {
-            Some(_) if zeros == 0 => swap::copy(dst, src),
+            Some(_) if zeros == 0 => swap::copy_slice(dst, src),
             Some(tail) if zeros <= SHORT_ZEROS => {
                 *tail = [MaybeUninit::new(0); SHORT_ZEROS];
-                swap::copy(&mut dst[..src.len()], src);
+                swap::copy_slice(&mut dst[..src.len()], src);
             }
             _ => {
                 let (head, pad) = dst.split_at_mut(src.len());
-                swap::copy(head, src);
+                swap::copy_slice(head, src);
                 pad.fill(MaybeUninit::new(0));
             }
         }
@@ -344,15 +347,22 @@ impl<'a> Writer<'a> {
     /// padding and fixed tail): without it every store to a line not yet in cache waits for
     /// the line, and an encoder that writes small pieces spends most of its time there, where
     /// one large copy of the same bytes does not.
+    ///
+    /// The lines are asked for `PREFETCH_BATCH` at a time, unrolled: an element of a few
+    /// lines then costs a comparison, and every few elements one batch, where a loop over each
+    /// element's own lines cost a fifth of a directory entry's instructions.
     #[inline(always)]
     pub fn prefetch(&mut self) {
-        let want = self.pos.saturating_add(PREFETCH_AHEAD).min(self.buf.len());
+        // No overflow: `pos <= buf.len() <= isize::MAX`.
+        let want = (self.pos + PREFETCH_AHEAD).min(self.buf.len());
         if self.fetched < want {
             let base = self.buf.as_ptr();
             let mut at = self.fetched;
             while at < want {
-                prefetch_line(base.wrapping_add(at));
-                at += PREFETCH_LINE;
+                for line in 0..PREFETCH_BATCH {
+                    prefetch_line(base.wrapping_add(at + line * PREFETCH_LINE));
+                }
+                at += PREFETCH_BATCH * PREFETCH_LINE;
             }
             self.fetched = at;
         }
@@ -802,7 +812,10 @@ mod tests {
                 while w.remaining() > 0 {
                     w.prefetch();
                     let want = (w.written() + PREFETCH_AHEAD).min(room);
-                    assert!(w.fetched >= want && w.fetched < want.max(last) + PREFETCH_LINE);
+                    assert!(
+                        w.fetched >= want
+                            && w.fetched < want.max(last) + PREFETCH_BATCH * PREFETCH_LINE
+                    );
                     assert!(w.fetched >= last, "the watermark only rises");
                     last = w.fetched;
                     let n = w.remaining().min(37);

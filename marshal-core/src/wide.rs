@@ -1,0 +1,119 @@
+//! Loops compiled a second time for the CPU's wider vectors.
+//!
+//! The workspace builds for the baseline x86-64 target (SSE2), so the short copies and byte
+//! swaps inside an encoder (a directory entry's name, its 30 ints) are calls into kernels
+//! chosen at run time: a call, a dispatch and a register spill around each, which for an
+//! element of a few hundred bytes cost as much as the work. [`run`] runs a loop body through an
+//! instance of it compiled with AVX2 enabled when the CPU has AVX2: inside that instance the
+//! kernels' AVX2 versions (`#[inline]`, `#[target_feature(enable = "avx2")]`) inline into the
+//! loop, which LLVM only allows in a caller compiled with the same features.
+//!
+//! Other architectures, and CPUs without AVX2, run the body as it is.
+
+/// A loop body worth a second instance compiled for wider vectors: the elements of an array
+/// of structured values, say. Implementations mark [`Body::run`] `#[inline(always)]`, so that
+/// both instances hold the whole loop rather than a call to one shared copy.
+pub trait Body {
+    /// What the loop returns.
+    type Output;
+    /// Runs the loop.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `body`, compiled with AVX2 when this CPU has it (decided once per call, from the
+/// cached CPU features).
+///
+/// ```
+/// struct Sum<'a>(&'a [u32]);
+/// impl marshal_core::wide::Body for Sum<'_> {
+///     type Output = u32;
+///     #[inline(always)]
+///     fn run(self) -> u32 {
+///         self.0.iter().sum()
+///     }
+/// }
+/// assert_eq!(marshal_core::wide::run(Sum(&[1, 2, 3])), 6);
+/// ```
+#[inline]
+pub fn run<B: Body>(body: B) -> B::Output {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+        // function is that the CPU supports AVX2, which was detected at run time just above;
+        // everything else is enforced by its safe signature.
+        return unsafe { run_avx2(body) };
+    }
+    body.run()
+}
+
+/// `body.run()` compiled with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2<B: Body>(body: B) -> B::Output {
+    body.run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run, Body};
+    use crate::writer::append_to_vec;
+    use crate::Flat;
+
+    /// Thirty words, as a directory entry's stat record has.
+    type Ints = [u32; 30];
+
+    /// What an encoder's loop does for each element: a short copy (every length from 0 to 300,
+    /// so both sides of the short copy's bound), a fixed array swapped by the kernel compiled
+    /// for its size, and a padded copy.
+    struct Entries<'a> {
+        names: &'a [Vec<u8>],
+        ints: &'a Ints,
+        out: &'a mut Vec<u8>,
+    }
+
+    impl Body for Entries<'_> {
+        type Output = usize;
+        #[inline(always)]
+        fn run(self) -> usize {
+            // SAFETY: `[u32; 30]` is thirty consecutive `u32`s with no padding, the same words
+            // in the same order, and valid for every bit pattern.
+            let proof = unsafe { Flat::<u32>::PRIMITIVE.cast::<Ints>() };
+            for name in self.names {
+                let len = 2 * name.len() + 120 + 3;
+                append_to_vec(self.out, len, |w| {
+                    w.put_slice(name)?;
+                    w.put_flat_one(self.ints, proof, true)?;
+                    w.put_slice_zeros(name, 3)
+                })
+                .expect("exact length");
+            }
+            self.names.len()
+        }
+    }
+
+    #[test]
+    fn both_instances_write_what_the_scalar_code_does() {
+        let names: Vec<Vec<u8>> = (0..=300u32)
+            .map(|n| (0..n).map(|i| (i * 7 + n) as u8).collect())
+            .collect();
+        let ints: Ints = core::array::from_fn(|i| 0x0102_0304 * (i as u32 + 1));
+        let mut want = Vec::new();
+        for name in &names {
+            want.extend_from_slice(name);
+            want.extend(ints.iter().flat_map(|i| i.to_be_bytes()));
+            want.extend_from_slice(name);
+            want.extend_from_slice(&[0; 3]);
+        }
+        let (mut wide, mut plain) = (Vec::new(), Vec::new());
+        let entries = |out| Entries {
+            names: &names,
+            ints: &ints,
+            out,
+        };
+        // `run` takes the AVX2 instance on a CPU that has it; `Body::run` is the baseline one.
+        assert_eq!(run(entries(&mut wide)), names.len());
+        assert_eq!(entries(&mut plain).run(), names.len());
+        assert!(wide == want, "the AVX2 instance wrote other bytes");
+        assert!(plain == want, "the baseline instance wrote other bytes");
+    }
+}
