@@ -1,10 +1,11 @@
 //! Copies of short byte strings that must also be checked for NUL bytes (a CDR string may
-//! not hold one): 16-byte words, the smallest byte kept in a vector as they pass (`pminub`),
-//! so the check costs no second read of the string. Every store but the first and the last
-//! is aligned on the destination.
+//! not hold one): the smallest byte is kept in a vector as the words pass (`pminub`), so the
+//! check costs no second read of the string. From 32 to 256 bytes on a CPU with AVX2 the
+//! words are a few overlapping 32-byte vectors from both ends, which inline into a loop
+//! compiled for AVX2 ([`crate::wide`]); otherwise 16-byte words, every store but the first
+//! and the last aligned on the destination.
 //!
-//! A plain copy, with nothing to learn of the bytes, is faster through `memcpy` and its wider
-//! stores, which is what the writer uses for one.
+//! A plain copy, with nothing to learn of the bytes, is [`crate::swap::copy_slice`].
 
 use core::mem::MaybeUninit;
 

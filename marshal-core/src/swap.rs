@@ -9,6 +9,9 @@
 //! scalar loop. Other architectures use the portable loop only, which LLVM vectorises where a
 //! vector byte-reverse exists (for example `rev32`/`rev64` on aarch64).
 //!
+//! [`copy_slice`] copies a slice of run-time length unchanged; from 32 to 256 bytes on a CPU
+//! with AVX2 it is a few overlapping 32-byte vectors rather than a call to `memcpy`.
+//!
 //! The copying kernels finish with one *overlapping* vector that ends exactly at the end of the
 //! buffer (it re-writes a few bytes with the same values), so they have no scalar tail. The
 //! in-place kernels cannot re-read what they already swapped, so they finish with a scalar tail.
