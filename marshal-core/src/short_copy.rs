@@ -44,11 +44,11 @@ pub fn copy_min(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
         return copy_min_under_16(dst, src);
     }
     #[cfg(target_arch = "x86_64")]
-    if (32..=256).contains(&n) && std::is_x86_feature_detected!("avx2") {
+    if crate::swap::short_avx2(n) {
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-        // function is that the CPU supports AVX2, which was detected at run time just above;
-        // everything else is enforced by its safe signature.
-        return unsafe { x86::copy_min_avx2(dst, src) };
+        // function is that the CPU supports AVX2, which `short_avx2` detected at run time just
+        // above; everything else is enforced by its safe signature.
+        return unsafe { copy_min_avx2(dst, src) };
     }
     // The first word, then the words at the destination's 16-byte boundaries strictly
     // inside, then the last word (overlapping the one before it, with the same bytes). The
@@ -148,66 +148,26 @@ fn copy_min_under_16(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
     }
 }
 
-/// 32-byte versions, which inline into loops compiled for AVX2 (see [`crate::wide`]).
+/// [`copy_min`] of 32 to 256 bytes: the short copy of [`crate::swap::copy_slice`], whose
+/// vectors' lane-wise minimum is then reduced to one byte. Inlines into loops compiled for
+/// AVX2 (see [`crate::wide`]).
+///
+/// Requires AVX2 (hence `unsafe` to call from code without that feature).
+///
+/// # Panics
+///
+/// If `dst.len() != src.len()`, or the length is outside `32..=256`.
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn copy_min_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
     use core::arch::x86_64::*;
-    use core::mem::MaybeUninit;
-
-    /// [`super::copy_min`] of 32 to 256 bytes: the first and the last few 32-byte vectors
-    /// (overlapping in the middle, with the same bytes), no loop and no tail.
-    ///
-    /// Requires AVX2 (hence `unsafe` to call from code without that feature).
-    ///
-    /// # Panics
-    ///
-    /// If `dst.len() != src.len()`, or the length is outside `32..=256`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    pub(super) fn copy_min_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
-        let n = src.len();
-        assert!(dst.len() == n && (32..=256).contains(&n));
-        let m = match n {
-            0..=64 => copy_ends_min::<1>(dst, src),
-            65..=128 => copy_ends_min::<2>(dst, src),
-            _ => copy_ends_min::<4>(dst, src),
-        };
-        // The smallest of the 32 bytes: halves, then byte pairs into 16-bit lanes (the high
-        // byte of each becomes 0), then `phminposuw` over the eight lanes.
-        let m = _mm_min_epu8(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
-        let m = _mm_min_epu8(m, _mm_srli_epi16::<8>(m));
-        _mm_cvtsi128_si32(_mm_minpos_epu16(m)) as u8
-    }
-
-    /// Copies the first `V` and the last `V` 32-byte vectors of `src` into `dst` and returns
-    /// their lane-wise minimum.
-    ///
-    /// # Panics
-    ///
-    /// If `dst.len() != src.len()` or either is shorter than `32 * V` bytes.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn copy_ends_min<const V: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> __m256i {
-        let n = src.len();
-        assert!(dst.len() == n && n >= 32 * V);
-        let mut m = _mm256_set1_epi8(-1);
-        for i in 0..V {
-            for at in [32 * i, n - 32 * (V - i)] {
-                let s: &[u8; 32] = src[at..].first_chunk().expect("32 bytes in bounds");
-                let d: &mut [MaybeUninit<u8>; 32] =
-                    dst[at..].first_chunk_mut().expect("32 bytes in bounds");
-                // SAFETY: `s` is a `&[u8; 32]`, so 32 bytes are readable from its start;
-                // unaligned load; AVX2 is enabled on this function.
-                let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast::<__m256i>()) };
-                // SAFETY: `d` is a `&mut [MaybeUninit<u8>; 32]`, so 32 bytes are writable from
-                // its start (uninitialised memory may be written); unaligned store; AVX2 is
-                // enabled on this function.
-                unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast::<__m256i>(), v) };
-                m = _mm256_min_epu8(m, v);
-            }
-        }
-        m
-    }
+    let m = crate::swap::x86::copy_short_avx2(dst, src);
+    // The smallest of the 32 bytes: halves, then byte pairs into 16-bit lanes (the high byte
+    // of each becomes 0), then `phminposuw` over the eight lanes.
+    let m = _mm_min_epu8(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+    let m = _mm_min_epu8(m, _mm_srli_epi16::<8>(m));
+    _mm_cvtsi128_si32(_mm_minpos_epu16(m)) as u8
 }
 
 #[cfg(test)]

@@ -121,14 +121,22 @@ pub fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[track_caller]
 pub fn copy_slice(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     #[cfg(target_arch = "x86_64")]
-    if (SIMD_MIN..=SHORT_COPY_MAX).contains(&src.len()) && std::is_x86_feature_detected!("avx2") {
+    if short_avx2(src.len()) {
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-        // function is that the CPU supports AVX2, which was detected at run time just above;
-        // everything else is enforced by its safe signature.
+        // function is that the CPU supports AVX2, which `short_avx2` detected at run time just
+        // above; everything else is enforced by its safe signature.
         unsafe { x86::copy_short_avx2(dst, src) };
         return;
     }
     copy(dst, src);
+}
+
+/// Whether a copy of `n` bytes goes to [`x86::copy_short_avx2`]: its lengths, on a CPU with
+/// AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn short_avx2(n: usize) -> bool {
+    (SIMD_MIN..=SHORT_COPY_MAX).contains(&n) && std::is_x86_feature_detected!("avx2")
 }
 
 /// [`copy_swap2`] for exactly `size_of::<A>()` bytes, the memory image of one value of type
@@ -428,12 +436,13 @@ mod scalar {
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::{scalar, Swap, Word};
+pub(crate) mod x86 {
+    use super::{scalar, Swap, Word, SHORT_COPY_MAX, SIMD_MIN};
     use core::arch::x86_64::{
-        __m128i, __m256i, __m512i, _mm256_loadu_si256, _mm256_set_epi64x, _mm256_shuffle_epi8,
-        _mm256_storeu_si256, _mm512_loadu_si512, _mm512_set_epi64, _mm512_shuffle_epi8,
-        _mm512_storeu_si512, _mm_loadu_si128, _mm_set_epi64x, _mm_shuffle_epi8, _mm_storeu_si128,
+        __m128i, __m256i, __m512i, _mm256_loadu_si256, _mm256_min_epu8, _mm256_set1_epi8,
+        _mm256_set_epi64x, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm512_loadu_si512,
+        _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm_loadu_si128,
+        _mm_set_epi64x, _mm_shuffle_epi8, _mm_storeu_si128,
     };
     use core::mem::MaybeUninit;
 
@@ -665,7 +674,9 @@ mod x86 {
 
     /// Copies `src` (32 to 256 bytes) into `dst` as a few 32-byte loads and stores, the first
     /// ones from the start and the last ones ending exactly at the end (overlapping the
-    /// others with the same bytes): no loop and no tail.
+    /// others with the same bytes): no loop and no tail. Returns the lane-wise minimum of the
+    /// vectors copied, which covers every byte (`short_copy::copy_min` reduces it; a caller
+    /// that drops it pays nothing for it once inlined).
     ///
     /// Requires AVX2 (hence `unsafe` to call from code without that feature).
     ///
@@ -674,9 +685,9 @@ mod x86 {
     /// If `dst.len() != src.len()`, or the length is outside `32..=256`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn copy_short_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    pub(crate) fn copy_short_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> __m256i {
         let n = src.len();
-        assert!(dst.len() == n && (32..=256).contains(&n));
+        assert!(dst.len() == n && (SIMD_MIN..=SHORT_COPY_MAX).contains(&n));
         match n {
             0..=64 => copy_ends_avx2::<1>(dst, src),
             65..=128 => copy_ends_avx2::<2>(dst, src),
@@ -685,41 +696,33 @@ mod x86 {
     }
 
     /// Copies the first `V` and the last `V` 32-byte vectors of `src` into `dst` (which cover
-    /// it when its length is at most `64 * V`).
+    /// it when its length is at most `64 * V`) and returns their lane-wise minimum.
     ///
     /// # Panics
     ///
     /// If `dst.len() != src.len()` or either is shorter than `32 * V` bytes.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn copy_ends_avx2<const V: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    fn copy_ends_avx2<const V: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> __m256i {
         let n = src.len();
         assert!(dst.len() == n && n >= 32 * V);
+        let mut min = _mm256_set1_epi8(-1);
         for i in 0..V {
-            let (head, tail) = (32 * i, n - 32 * (V - i));
-            copy_one_avx2(&mut dst[head..], &src[head..]);
-            copy_one_avx2(&mut dst[tail..], &src[tail..]);
+            for at in [32 * i, n - 32 * (V - i)] {
+                let s: &[u8; 32] = src[at..].first_chunk().expect("32 bytes in bounds");
+                let d: &mut [MaybeUninit<u8>; 32] =
+                    dst[at..].first_chunk_mut().expect("32 bytes in bounds");
+                // SAFETY: `s` is a `&[u8; 32]`, so 32 bytes are readable from its start;
+                // unaligned load; AVX2 is enabled on this function.
+                let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast::<__m256i>()) };
+                // SAFETY: `d` is a `&mut [MaybeUninit<u8>; 32]`, so 32 bytes are writable from
+                // its start (uninitialised memory may be written); unaligned store; AVX2 is
+                // enabled on this function.
+                unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast::<__m256i>(), v) };
+                min = _mm256_min_epu8(min, v);
+            }
         }
-    }
-
-    /// Copies the first 32 bytes of `src` into the first 32 bytes of `dst`.
-    ///
-    /// # Panics
-    ///
-    /// If either slice is shorter than 32 bytes.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn copy_one_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-        let s: &[u8; 32] = src.first_chunk().expect("at least 32 source bytes");
-        let d: &mut [MaybeUninit<u8>; 32] = dst
-            .first_chunk_mut()
-            .expect("at least 32 destination bytes");
-        // SAFETY: `s` is a `&[u8; 32]`, so 32 bytes are readable from its start; unaligned
-        // load; AVX2 is enabled on this function.
-        let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast::<__m256i>()) };
-        // SAFETY: `d` is a `&mut [MaybeUninit<u8>; 32]`, so 32 bytes are writable from its
-        // start (uninitialised memory may be written); unaligned store; AVX2 is enabled.
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast::<__m256i>(), v) };
+        min
     }
 
     /// Reverses every `W`-byte word of `buf` in place, 32 bytes per `vpshufb`, with a scalar

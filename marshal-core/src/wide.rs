@@ -10,6 +10,8 @@
 //!
 //! Other architectures, and CPUs without AVX2, run the body as it is.
 
+use crate::{Error, Writer};
+
 /// A loop body worth a second instance compiled for wider vectors: the elements of an array
 /// of structured values, say. Implementations mark [`Body::run`] `#[inline(always)]`, so that
 /// both instances hold the whole loop rather than a call to one shared copy.
@@ -44,6 +46,37 @@ pub fn run<B: Body>(body: B) -> B::Output {
         return unsafe { run_avx2(body) };
     }
     body.run()
+}
+
+/// Encodes the elements of an array with `encode`, through [`run`]: the output's cache lines
+/// are asked for ahead of each element ([`Writer::prefetch`]), and an element's error gets its
+/// index. What every wire format's array of structured elements does.
+#[inline]
+pub fn encode_each<T>(
+    items: &[T],
+    w: &mut Writer<'_>,
+    encode: impl Fn(&T, &mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    run(EncodeEach { items, w, encode })
+}
+
+/// The loop of [`encode_each`].
+struct EncodeEach<'i, 'w, 'b, T, F> {
+    items: &'i [T],
+    w: &'w mut Writer<'b>,
+    encode: F,
+}
+
+impl<T, F: Fn(&T, &mut Writer<'_>) -> Result<(), Error>> Body for EncodeEach<'_, '_, '_, T, F> {
+    type Output = Result<(), Error>;
+    #[inline(always)]
+    fn run(self) -> Result<(), Error> {
+        for (i, it) in self.items.iter().enumerate() {
+            self.w.prefetch();
+            (self.encode)(it, self.w).map_err(|e| e.at_index(i))?;
+        }
+        Ok(())
+    }
 }
 
 /// `body.run()` compiled with AVX2 enabled.

@@ -90,28 +90,7 @@ pub trait Encode {
         }
         // The loop is compiled for the CPU's vector width, so the short copies and swaps
         // of each element inline into it.
-        wide::run(EncodeEach { items, w, order })
-    }
-}
-
-/// The loop over a sequence's elements, as [`wide::run`] runs it. (One loop per byte order,
-/// each with the order a constant, measured no faster: the element's `encode` then had two
-/// callers and was no longer inlined into either, losing the wide kernels.)
-struct EncodeEach<'i, 'w, 'b, T> {
-    items: &'i [T],
-    w: &'w mut Writer<'b>,
-    order: ByteOrder,
-}
-
-impl<T: Encode> wide::Body for EncodeEach<'_, '_, '_, T> {
-    type Output = Result<(), Error>;
-    #[inline(always)]
-    fn run(self) -> Result<(), Error> {
-        for (i, it) in self.items.iter().enumerate() {
-            self.w.prefetch();
-            it.encode(self.w, self.order).map_err(|e| e.at_index(i))?;
-        }
-        Ok(())
+        wide::encode_each(items, w, move |it, w| it.encode(w, order))
     }
 }
 

@@ -68,30 +68,12 @@ pub trait Encode {
         }
         // The loop is compiled for the CPU's vector width, so the short copies and swaps
         // of each element inline into it.
-        let each = |w: &mut Writer<'_>| wide::run(EncodeEach { items, w });
+        let each = |w: &mut Writer<'_>| wide::encode_each(items, w, Self::encode);
         match Self::SIZE {
             // One reservation for the whole array of fixed-size elements.
             SizeClass::Fixed(n) => w.chunk(n * items.len(), each),
             _ => each(w),
         }
-    }
-}
-
-/// The loop over an array's elements, as [`wide::run`] runs it.
-struct EncodeEach<'i, 'w, 'b, T> {
-    items: &'i [T],
-    w: &'w mut Writer<'b>,
-}
-
-impl<T: Encode> wide::Body for EncodeEach<'_, '_, '_, T> {
-    type Output = Result<(), Error>;
-    #[inline(always)]
-    fn run(self) -> Result<(), Error> {
-        for (i, it) in self.items.iter().enumerate() {
-            self.w.prefetch();
-            it.encode(self.w).map_err(|e| e.at_index(i))?;
-        }
-        Ok(())
     }
 }
 
