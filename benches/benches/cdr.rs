@@ -3,7 +3,9 @@
 //! bound) and omniORB 4.2's generated marshaling (into a reused `cdrMemoryStream`) and
 //! unmarshaling (into a fresh sequence, then freed), linked through `cc`. Groups are
 //! `cdr/<op>/<workload>`; ids end in `-le` (this machine's order: copies) or `-be` (swaps);
-//! `marshal-borrowed-*` decodes directory entries whose names borrow from the message;
+//! `marshal-borrowed-*` decodes directory entries whose names borrow from the message, and
+//! `hand-*` encodes them with an encoder written by hand for exactly that type with no checks
+//! (`marshal_benches::hand_dirent`);
 //! throughput is the encoded size.
 //!
 //! Run: `cargo bench -p marshal-benches --bench cdr`, then `python3 scripts/bench_table.py`.
@@ -31,6 +33,10 @@ struct Omni {
 /// that decodes and returns the element count.
 type Variant = (&'static str, fn(&[u8], ByteOrder) -> usize);
 
+/// An encoder written by hand for exactly one type, with no checks: the floor marshal's
+/// encoder is measured against (`hand-*`).
+type HandEncode<T> = fn(&[T], ByteOrder, &mut Vec<u8>);
+
 fn workload<T>(
     c: &mut Criterion,
     name: &str,
@@ -38,6 +44,7 @@ fn workload<T>(
     values: &[T],
     mut peer: Omni,
     variants: &[Variant],
+    hand: Option<HandEncode<T>>,
 ) where
     T: Encode + for<'de> Decode<'de>,
 {
@@ -67,6 +74,22 @@ fn workload<T>(
         });
         g.bench_function(BenchmarkId::new(format!("omniorb-{id}"), label), |b| {
             b.iter(|| black_box((peer.encode)(oorder)))
+        });
+    }
+    for ((id, order, _), want) in ORDERS.into_iter().zip(&encoded) {
+        let Some(hand) = hand else { break };
+        out.clear();
+        hand(values, order, &mut out);
+        assert!(
+            out == *want,
+            "the hand-written encoder writes what marshal does"
+        );
+        g.bench_function(BenchmarkId::new(format!("hand-{id}"), label), |b| {
+            b.iter(|| {
+                out.clear();
+                hand(black_box(values), order, &mut out);
+                black_box(&out);
+            })
         });
     }
     g.finish();
@@ -108,7 +131,7 @@ fn int_sequences(c: &mut Criterion) {
             encode: Box::new(move |o| h.encode(o)),
             decode: omni::bench_decode_ints,
         };
-        workload(c, "int", &size_label(size), &v, peer, &[]);
+        workload(c, "int", &size_label(size), &v, peer, &[], None);
     }
 }
 
@@ -121,7 +144,7 @@ fn rect_sequences(c: &mut Criterion) {
             encode: Box::new(move |o| h.encode(o)),
             decode: omni::bench_decode_rects,
         };
-        workload::<Rect>(c, "rect", &size_label(size), &v, peer, &[]);
+        workload::<Rect>(c, "rect", &size_label(size), &v, peer, &[], None);
     }
 }
 
@@ -148,6 +171,7 @@ fn dirent_sequences(c: &mut Criterion) {
             &v,
             peer,
             &[("marshal-borrowed", dirents_borrowed)],
+            Some(marshal_benches::hand_dirent::cdr),
         );
     }
 }

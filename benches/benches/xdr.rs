@@ -1,6 +1,8 @@
 //! Flick's workloads (int, rect and directory-entry arrays) at 64 B – 4 MiB, encoded and
 //! decoded by marshal, beside `memcpy` of the same bytes (the physical bound), the C stubs
-//! `rpcgen` generates (linked through `cc`), and serde-xdr. Groups are `xdr/<op>/<workload>`;
+//! `rpcgen` generates (linked through `cc`), and serde-xdr; directory entries also beside an
+//! encoder written by hand for exactly that type with no checks (`hand`, in
+//! `marshal_benches::hand_dirent`). Groups are `xdr/<op>/<workload>`;
 //! throughput is the encoded size. `xdr/decode/dirent-names` compares how an entry's name is
 //! held: a `String` (copied), a `BytesStr` sliced from a shared `Bytes` input (`from_bytes`),
 //! a `BytesStr` copied (`from_slice`), and a `&str` borrowed from the input.
@@ -16,7 +18,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use marshal::xdr::{encode_into, from_bytes, from_slice, Decode, Encode};
-use marshal_benches::{c_dirent, serde_dirent, serde_peer, serde_rect, Case};
+use marshal_benches::{c_dirent, hand_dirent, serde_dirent, serde_peer, serde_rect, Case};
 use workloads::{
     dirents, ints, rects, DirEntry, DirEntryBytes, DirEntryRef, DirEntryShared, Rect, DIRENT_BYTES,
     SIZES,
@@ -24,11 +26,13 @@ use workloads::{
 
 /// rpcgen's stub encoding its C copy of the values into a buffer; returns bytes written.
 type CEncode = Box<dyn Fn(&mut [u8]) -> usize>;
+/// An encoder written by hand for exactly one type, with no checks (`hand`).
+type HandEncode<T> = fn(&[T], &mut Vec<u8>);
 /// A marshal decoder variant, by benchmark name.
 type NamedDecoder = (&'static str, fn(&[u8]));
 
 /// How the competitors handle one workload.
-struct Competitors<S> {
+struct Competitors<T, S> {
     /// serde-xdr's copy of the values.
     serde_values: Vec<S>,
     serde_encode: fn(&Vec<S>, &mut Vec<u8>),
@@ -38,6 +42,8 @@ struct Competitors<S> {
     c_decode: fn(&[u8]) -> bool,
     /// Extra marshal decoders (borrowed variants), by name.
     extra_decoders: Vec<NamedDecoder>,
+    /// An encoder written by hand for exactly this type, with no checks (`hand`): the floor.
+    hand_encode: Option<HandEncode<T>>,
 }
 
 fn group<'a>(
@@ -52,7 +58,7 @@ fn group<'a>(
 }
 
 /// Both groups (`encode`, `decode`) of one workload at one size.
-fn workload<T, S>(c: &mut Criterion, name: &str, case: &Case<T>, peers: Competitors<S>)
+fn workload<T, S>(c: &mut Criterion, name: &str, case: &Case<T>, peers: Competitors<T, S>)
 where
     T: Encode + for<'de> Decode<'de>,
 {
@@ -75,6 +81,21 @@ where
             black_box(&out);
         })
     });
+    if let Some(hand) = peers.hand_encode {
+        out.clear();
+        hand(&case.values, &mut out);
+        assert!(
+            out == case.encoded,
+            "the hand-written encoder writes what marshal does"
+        );
+        g.bench_function(BenchmarkId::new("hand", label), |b| {
+            b.iter(|| {
+                out.clear();
+                hand(black_box(&case.values), &mut out);
+                black_box(&out);
+            })
+        });
+    }
     let mut cbuf = vec![0u8; n];
     g.bench_function(BenchmarkId::new("rpcgen", label), |b| {
         b.iter(|| black_box((peers.c_encode)(black_box(&mut cbuf))))
@@ -121,6 +142,7 @@ fn int_arrays(c: &mut Criterion) {
             c_encode: Box::new(move |out| c_in.encode(out)),
             c_decode: rpcgen_peer::bench_decode_ints,
             extra_decoders: Vec::new(),
+            hand_encode: None,
         };
         workload(c, "int", &case, peers);
     }
@@ -142,6 +164,7 @@ fn rect_arrays(c: &mut Criterion) {
             c_encode: Box::new(move |out| c_in.encode(out)),
             c_decode: rpcgen_peer::bench_decode_rects,
             extra_decoders: Vec::new(),
+            hand_encode: None,
         };
         workload::<Rect, _>(c, "rect", &case, peers);
     }
@@ -166,6 +189,7 @@ fn dirent_arrays(c: &mut Criterion) {
                     black_box(from_slice::<Vec<DirEntryBytes<'_>>>(b).unwrap());
                 }),
             ],
+            hand_encode: Some(hand_dirent::xdr),
         };
         workload::<DirEntry, _>(c, "dirent", &case, peers);
     }

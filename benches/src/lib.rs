@@ -1,6 +1,7 @@
 //! Support for the criterion suite in `benches/`: the serde-xdr, rkyv and tonic competitors
 //! and the workload inputs shared by every group.
 
+pub mod hand_dirent;
 pub mod one_cpu;
 pub mod rkyv_peer;
 pub mod serde_peer;
