@@ -23,32 +23,7 @@ fn padded(n: usize) -> usize {
 ///
 /// If a name or the number of entries does not fit in a `u32`.
 pub fn xdr(entries: &[DirEntry], out: &mut Vec<u8>) {
-    let size = |e: &DirEntry| 4 + padded(e.name.len()) + STAT;
-    let count = u32_len(entries.len()).to_be_bytes();
-    encode(entries, out, count, size, |e, p| {
-        let name = e.name.as_bytes();
-        let n = name.len();
-        let at = 4 + padded(n);
-        // The zero word at `at - 4` lies after the length word, or (for `n == 0`) on it and is
-        // overwritten next; the name's `n` bytes then overwrite its start, so what is left of
-        // it is the padding. Every store below is within the `size(e) = at + STAT` bytes `p`
-        // points at (`encode`'s contract), and nothing read overlaps them (they are spare
-        // capacity of the output `Vec`).
-        // SAFETY: `at - 4 + 4 <= size(e)`, see above.
-        unsafe { put(p, at - 4, 0u32) };
-        // SAFETY: `4 <= size(e)`.
-        unsafe { put(p, 0, u32_len(n).to_be()) };
-        // SAFETY: `4 + n <= at <= size(e)`; `name` is not in the output.
-        unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), p.wrapping_add(4), n) };
-        let mut ints = [0u32; 30];
-        for (w, i) in ints.iter_mut().zip(&e.st.ints) {
-            *w = (*i as u32).to_be();
-        }
-        // SAFETY: `at + 120 <= size(e)`.
-        unsafe { put(p, at, ints) };
-        // SAFETY: `at + 120 + 16 == size(e)`.
-        unsafe { put(p, at + 120, e.st.chars) };
-    });
+    encode(entries, out, 0, u32::to_be);
 }
 
 /// The entries' CDR encoding in `order` (a count, then each entry's length with the NUL,
@@ -60,22 +35,43 @@ pub fn xdr(entries: &[DirEntry], out: &mut Vec<u8>) {
 /// If a name or the number of entries does not fit in a `u32`.
 pub fn cdr(entries: &[DirEntry], order: ByteOrder, out: &mut Vec<u8>) {
     let big = order == ByteOrder::Big;
-    let word = move |v: u32| if big { v.to_be() } else { v.to_le() };
-    let size = |e: &DirEntry| 4 + padded(e.name.len() + 1) + STAT;
-    let count = word(u32_len(entries.len())).to_ne_bytes();
-    encode(entries, out, count, size, |e, p| {
+    encode(
+        entries,
+        out,
+        1,
+        move |v| if big { v.to_be() } else { v.to_le() },
+    );
+}
+
+/// Appends the count and then every entry, each word in the byte order `word` gives and each
+/// name followed by `nul` zero bytes (CDR's NUL: 1; XDR: 0) and its padding to 4. One pass
+/// adds up the entries' sizes, one reservation makes room for all, and the stores that follow
+/// need no check: each entry's size is a function of the entry alone, the same in both
+/// passes, as in a hand-written C encoder.
+#[inline(always)]
+fn encode(entries: &[DirEntry], out: &mut Vec<u8>, nul: usize, word: impl Fn(u32) -> u32) {
+    let size = |e: &DirEntry| 4 + padded(e.name.len() + nul) + STAT;
+    let len = 4 + entries.iter().map(size).sum::<usize>();
+    out.reserve(len);
+    out.extend_from_slice(&word(u32_len(entries.len())).to_ne_bytes());
+    let start = out.len();
+    // SAFETY: `start <= capacity`, so the pointer is within the allocation or one past it.
+    let mut p = unsafe { out.as_mut_ptr().add(start) };
+    for e in entries {
         let name = e.name.as_bytes();
         let n = name.len();
-        let at = 4 + padded(n + 1);
-        // The zero word at `at - 4` lies after the length word (`at >= 8`); the name's `n`
+        let at = 4 + padded(n + nul);
+        // Every store below is within the `size(e) = at + STAT` bytes at `p`: the entries
+        // before this one and this one take at most `len - 4` bytes (the size pass added up
+        // the same sizes), which `reserve` made room for after `start`. Nothing read overlaps
+        // them: they are spare capacity of `out`. The zero word at `at - 4` lies after the
+        // length word, or on it for XDR's empty name and is overwritten next; the name's `n`
         // bytes then overwrite its start, so what is left of it is the NUL and the padding.
-        // Every store below is within the `size(e) = at + STAT` bytes `p` points at
-        // (`encode`'s contract), and nothing read overlaps them.
         // SAFETY: `at - 4 + 4 <= size(e)`, see above.
         unsafe { put(p, at - 4, 0u32) };
         // SAFETY: `4 <= size(e)`.
-        unsafe { put(p, 0, word(u32_len(n + 1))) };
-        // SAFETY: `4 + n < at <= size(e)`; `name` is not in the output.
+        unsafe { put(p, 0, word(u32_len(n + nul))) };
+        // SAFETY: `4 + n <= at <= size(e)`; `name` is not in the output.
         unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), p.wrapping_add(4), n) };
         let mut ints = [0u32; 30];
         for (w, i) in ints.iter_mut().zip(&e.st.ints) {
@@ -85,7 +81,13 @@ pub fn cdr(entries: &[DirEntry], order: ByteOrder, out: &mut Vec<u8>) {
         unsafe { put(p, at, ints) };
         // SAFETY: `at + 120 + 16 == size(e)`.
         unsafe { put(p, at + 120, e.st.chars) };
-    });
+        // SAFETY: `p + size(e)` is within the room counted above, or one past it.
+        p = unsafe { p.add(at + STAT) };
+    }
+    // SAFETY: the `len - 4` bytes after `start` are within the capacity, and every one was
+    // written: each entry's stores cover its `size(e)` bytes, back to back, and the sizes add
+    // up to `len - 4`.
+    unsafe { out.set_len(start + len - 4) };
 }
 
 /// Stores `v` at `p + at`, unaligned.
@@ -102,39 +104,6 @@ unsafe fn put<T>(p: *mut u8, at: usize, v: T) {
 /// A length as the `u32` the wire carries.
 fn u32_len(n: usize) -> u32 {
     u32::try_from(n).expect("a length of at most u32::MAX")
-}
-
-/// Appends `count`, then every entry: one pass adds up the entries' sizes (`size`), one
-/// reservation makes room for all, and `write` stores each entry into the `size(e)` bytes of
-/// spare capacity it is given, which it must fill completely. `size` must be a function of
-/// the entry alone (the same in both passes): the stores are in bounds because of it, as a
-/// hand-written C encoder's are, with no check per entry.
-#[inline(always)]
-fn encode(
-    entries: &[DirEntry],
-    out: &mut Vec<u8>,
-    count: [u8; 4],
-    size: impl Fn(&DirEntry) -> usize,
-    mut write: impl FnMut(&DirEntry, *mut u8),
-) {
-    let len = 4 + entries.iter().map(&size).sum::<usize>();
-    out.reserve(len);
-    out.extend_from_slice(&count);
-    let start = out.len();
-    // SAFETY: `start <= capacity`, so the pointer is within the allocation or one past it.
-    let mut p = unsafe { out.as_mut_ptr().add(start) };
-    for e in entries {
-        let n = size(e);
-        write(e, p);
-        // SAFETY: the entries before this one and this one take at most `len - 4` bytes (the
-        // size pass added up the same `size(e)`s), which `reserve` made room for after
-        // `start`: the pointer stays within the allocation, or one past it.
-        p = unsafe { p.add(n) };
-    }
-    // SAFETY: the `len - 4` bytes after `start` are within the capacity, and every one was
-    // written: each entry's `write` fills the `size(e)` bytes it was given, back to back, and
-    // they add up to `len - 4`.
-    unsafe { out.set_len(start + len - 4) };
 }
 
 #[cfg(test)]
