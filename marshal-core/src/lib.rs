@@ -20,6 +20,8 @@ pub mod array;
 #[doc(hidden)]
 pub mod arriving;
 mod bytes_str;
+#[doc(hidden)]
+pub mod cpu;
 mod default_arm;
 mod depth;
 mod error;

@@ -9,6 +9,8 @@
 
 use core::mem::MaybeUninit;
 
+use crate::cpu::Known;
+
 /// One 16-byte word.
 type Word = [u8; 16];
 
@@ -38,16 +40,23 @@ fn min16(a: Word, b: Word) -> Word {
 #[inline]
 #[track_caller]
 pub fn copy_min(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
+    copy_min_in(Known::NOTHING, dst, src)
+}
+
+/// [`copy_min`] by code that `known` tells what the CPU has.
+#[inline(always)]
+#[track_caller]
+fn copy_min_in(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
     let n = src.len();
     assert_eq!(dst.len(), n, "short_copy::copy_min: lengths differ");
     if n < 16 {
         return copy_min_under_16(dst, src);
     }
     #[cfg(target_arch = "x86_64")]
-    if crate::swap::short_avx2(n) {
+    if crate::swap::short_avx2(known, n) {
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-        // function is that the CPU supports AVX2, which `short_avx2` detected at run time just
-        // above; everything else is enforced by its safe signature.
+        // function is that the CPU supports AVX2, which `short_avx2` found known or detected
+        // at run time just above; everything else is enforced by its safe signature.
         return unsafe { copy_min_avx2(dst, src) };
     }
     // The first word, then the words at the destination's 16-byte boundaries strictly
@@ -92,6 +101,13 @@ pub fn copy_min(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
 #[inline]
 #[track_caller]
 pub fn copy_pad(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> bool {
+    copy_pad_in(Known::NOTHING, dst, src)
+}
+
+/// [`copy_pad`] by code that `known` tells what the CPU has.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn copy_pad_in(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8]) -> bool {
     assert!(
         dst.len() >= src.len(),
         "short_copy::copy_pad: destination too short"
@@ -103,7 +119,7 @@ pub fn copy_pad(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> bool {
         Some(end) if zeros <= 8 => *end = [MaybeUninit::new(0); 8],
         _ => dst[src.len()..].fill(MaybeUninit::new(0)),
     }
-    copy_min(&mut dst[..src.len()], src) == 0
+    copy_min_in(known, &mut dst[..src.len()], src) == 0
 }
 
 /// Stores `w` at `dst[at..at + 16]` (which callers keep in bounds).

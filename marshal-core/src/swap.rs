@@ -21,6 +21,8 @@
 
 use core::mem::MaybeUninit;
 
+use crate::cpu::Known;
+
 /// Inputs shorter than this many bytes use the scalar loop without run-time feature detection.
 const SIMD_MIN: usize = 32;
 
@@ -120,11 +122,18 @@ pub fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[inline]
 #[track_caller]
 pub fn copy_slice(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    copy_slice_in(Known::NOTHING, dst, src);
+}
+
+/// [`copy_slice`] by code that `known` tells what the CPU has.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn copy_slice_in(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     #[cfg(target_arch = "x86_64")]
-    if short_avx2(src.len()) {
+    if short_avx2(known, src.len()) {
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-        // function is that the CPU supports AVX2, which `short_avx2` detected at run time just
-        // above; everything else is enforced by its safe signature.
+        // function is that the CPU supports AVX2, which `short_avx2` found known or detected
+        // at run time just above; everything else is enforced by its safe signature.
         unsafe { x86::copy_short_avx2(dst, src) };
         return;
     }
@@ -132,11 +141,11 @@ pub fn copy_slice(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 }
 
 /// Whether a copy of `n` bytes goes to [`x86::copy_short_avx2`]: its lengths, on a CPU with
-/// AVX2.
+/// AVX2 (which `known` may say without asking).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn short_avx2(n: usize) -> bool {
-    (SIMD_MIN..=SHORT_COPY_MAX).contains(&n) && std::is_x86_feature_detected!("avx2")
+pub(crate) fn short_avx2(known: Known, n: usize) -> bool {
+    (SIMD_MIN..=SHORT_COPY_MAX).contains(&n) && known.avx2()
 }
 
 /// [`copy_swap2`] for exactly `size_of::<A>()` bytes, the memory image of one value of type
@@ -150,7 +159,7 @@ pub(crate) fn short_avx2(n: usize) -> bool {
 #[inline]
 #[track_caller]
 pub fn copy_swap2_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    copy_swap_sized::<A, 2>(dst, src);
+    copy_swap_sized::<A, 2>(Known::NOTHING, dst, src);
 }
 
 /// [`copy_swap4`] for exactly `size_of::<A>()` bytes (see [`copy_swap2_sized`]).
@@ -161,7 +170,7 @@ pub fn copy_swap2_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[inline]
 #[track_caller]
 pub fn copy_swap4_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    copy_swap_sized::<A, 4>(dst, src);
+    copy_swap_sized::<A, 4>(Known::NOTHING, dst, src);
 }
 
 /// [`copy_swap8`] for exactly `size_of::<A>()` bytes (see [`copy_swap2_sized`]).
@@ -172,7 +181,7 @@ pub fn copy_swap4_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[inline]
 #[track_caller]
 pub fn copy_swap8_sized<A>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    copy_swap_sized::<A, 8>(dst, src);
+    copy_swap_sized::<A, 8>(Known::NOTHING, dst, src);
 }
 
 /// Reverses, in place, the bytes of every 2-byte word of `buf`.
@@ -278,9 +287,30 @@ where
     scalar::copy_swap::<W>(dst, src);
 }
 
+/// `copy_swap{width}_sized` by code that `known` tells what the CPU has: `width` is 2, 4 or
+/// (anything else) 8, a flat type's word widths.
+///
+/// # Panics
+///
+/// As `copy_swap{width}_sized`.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn copy_swap_sized_in<A>(
+    known: Known,
+    width: usize,
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+) {
+    match width {
+        2 => copy_swap_sized::<A, 2>(known, dst, src),
+        4 => copy_swap_sized::<A, 4>(known, dst, src),
+        _ => copy_swap_sized::<A, 8>(known, dst, src),
+    }
+}
+
 #[inline]
 #[track_caller]
-fn copy_swap_sized<A, const W: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8])
+fn copy_swap_sized<A, const W: usize>(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8])
 where
     Word: Swap<W>,
 {
@@ -299,10 +329,10 @@ where
     }
     #[cfg(target_arch = "x86_64")]
     if n >= SIMD_MIN {
-        if std::is_x86_feature_detected!("avx2") {
+        if known.avx2() {
             // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
-            // function is that the CPU supports AVX2, which was detected at run time just
-            // above; everything else is enforced by its safe signature. Called from here rather
+            // function is that the CPU supports AVX2, which was known or detected at run time
+            // just above; everything else is enforced by its safe signature. Called from here rather
             // than through `copy_swap_vector_sized` so that it inlines into code compiled for
             // AVX2 (see [`crate::wide`]).
             unsafe { x86::copy_swap_avx2_sized::<A, W>(dst, src) };

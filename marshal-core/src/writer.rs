@@ -10,6 +10,7 @@
 
 use core::mem::MaybeUninit;
 
+use crate::cpu::Known;
 use crate::depth::Depth;
 use crate::error::{Error, ErrorKind};
 use crate::flat::{bytes_of, Flat};
@@ -81,6 +82,17 @@ pub struct Writer<'a> {
     spill_min: usize,
     /// Offset in `buf` up to which [`Writer::prefetch`] has asked for the cache lines.
     fetched: usize,
+    /// What the kernels may assume of the CPU without asking (see [`Writer::local`]).
+    known: Known,
+}
+
+/// Where a [`Writer::local`] copy left off, for the writer it was made from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resume {
+    pos: usize,
+    base: usize,
+    depth: Depth,
+    fetched: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -94,25 +106,65 @@ impl<'a> Writer<'a> {
             spill: None,
             spill_min: usize::MAX,
             fetched: 0,
+            known: Known::NOTHING,
         }
     }
 
+    /// A copy of this writer for a loop to run on, told what `known` says of the CPU; what
+    /// it writes is this writer's once [`Writer::resume`] is given its [`Writer::end_local`].
+    ///
+    /// A loop over `&mut` of a local (rather than of a writer behind a pointer) lets LLVM keep
+    /// the position, the buffer and what is known in registers: no store to the output can
+    /// change them, because no address of the local escapes (the writer's cold paths take its
+    /// fields' values, not its address). A constant `known` then folds each kernel's CPU check.
+    #[inline(always)]
+    pub(crate) fn local(&mut self, known: Known) -> Writer<'_> {
+        Writer {
+            buf: &mut *self.buf,
+            pos: self.pos,
+            base: self.base,
+            depth: self.depth,
+            spill: match &mut self.spill {
+                Some(s) => Some(&mut **s),
+                None => None,
+            },
+            spill_min: self.spill_min,
+            fetched: self.fetched,
+            known: self.known.or(known),
+        }
+    }
+
+    /// Where this local copy left off (see [`Writer::local`]).
+    #[inline(always)]
+    pub(crate) fn end_local(self) -> Resume {
+        Resume {
+            pos: self.pos,
+            base: self.base,
+            depth: self.depth,
+            fetched: self.fetched,
+        }
+    }
+
+    /// Continues from where a local copy of this writer left off: it wrote into the same
+    /// buffer (and spill), so its position is this writer's.
+    #[inline(always)]
+    pub(crate) fn resume(&mut self, r: Resume) {
+        self.pos = r.pos;
+        self.base = r.base;
+        self.depth = r.depth;
+        self.fetched = r.fetched;
+    }
+
     /// Hands the bytes written so far and then `large` to the spill, and restarts the buffer.
+    /// The work is out of line and sees the writer's fields, not its address (see
+    /// [`Writer::local`]).
+    #[inline(always)]
     fn spill_out(&mut self, large: &[u8]) -> Result<(), Error> {
-        let Some(spill) = self.spill.as_deref_mut() else {
-            unreachable!("spill_min is usize::MAX without a spill");
-        };
         // SAFETY: `buf[..pos]` is initialised (the invariant of `pos`), `MaybeUninit<u8>` has
         // the layout of `u8`, and the shared view lives only for this call, during which
         // nothing writes `buf`.
         let head = unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), self.pos) };
-        spill.spill(head, large).map_err(|e| {
-            if e.offset().is_none() {
-                Error::new(e.kind().clone(), self.base + self.pos)
-            } else {
-                e
-            }
-        })?;
+        spill_to(self.spill.as_deref_mut(), head, large, self.base)?;
         self.base += self.pos + large.len();
         self.pos = 0;
         self.fetched = 0;
@@ -137,22 +189,16 @@ impl<'a> Writer<'a> {
         self.buf.len() - self.pos
     }
 
-    #[cold]
-    #[inline(never)]
+    /// The error for `needed` bytes more than there is room for.
+    #[inline(always)]
     fn overflow(&self, needed: usize) -> Error {
-        Error::new(
-            ErrorKind::LengthMismatch {
-                announced: self.base + self.buf.len(),
-                written: self.position().saturating_add(needed),
-            },
-            self.position(),
-        )
+        overflow(self.base, self.buf.len(), self.pos, needed)
     }
 
     /// An error of `kind` at the current position.
-    #[cold]
+    #[inline(always)]
     pub fn error(&self, kind: ErrorKind) -> Error {
-        Error::new(kind, self.position())
+        error_at(kind, self.position())
     }
 
     /// The next `n` bytes of room, or an error if there is not enough.
@@ -201,7 +247,7 @@ impl<'a> Writer<'a> {
         if src.len() >= self.spill_min {
             return self.spill_out(src);
         }
-        swap::copy_slice(self.room(src.len())?, src);
+        swap::copy_slice_in(self.known, self.room(src.len())?, src);
         self.pos += src.len();
         Ok(())
     }
@@ -227,16 +273,17 @@ impl<'a> Writer<'a> {
             .len()
             .checked_add(zeros)
             .ok_or_else(|| self.overflow(usize::MAX))?;
+        let known = self.known;
         let dst = self.room(n)?;
         match dst.last_chunk_mut::<SHORT_ZEROS>() {
-            Some(_) if zeros == 0 => swap::copy_slice(dst, src),
+            Some(_) if zeros == 0 => swap::copy_slice_in(known, dst, src),
             Some(tail) if zeros <= SHORT_ZEROS => {
                 *tail = [MaybeUninit::new(0); SHORT_ZEROS];
-                swap::copy_slice(&mut dst[..src.len()], src);
+                swap::copy_slice_in(known, &mut dst[..src.len()], src);
             }
             _ => {
                 let (head, pad) = dst.split_at_mut(src.len());
-                swap::copy_slice(head, src);
+                swap::copy_slice_in(known, head, src);
                 pad.fill(MaybeUninit::new(0));
             }
         }
@@ -272,7 +319,7 @@ impl<'a> Writer<'a> {
         if src.len() < SHORT_COPY_MAX.min(self.spill_min) && zeros <= SHORT_ZEROS {
             // Both short: their sum cannot overflow.
             let n = src.len() + zeros;
-            if short_copy::copy_pad(self.room(n)?, src) {
+            if short_copy::copy_pad_in(self.known, self.room(n)?, src) {
                 return Err(nul());
             }
             self.pos += n;
@@ -330,12 +377,11 @@ impl<'a> Writer<'a> {
         if src.len() >= self.spill_min && (!swap || proof.width() == 1) {
             return self.spill_out(src);
         }
+        let known = self.known;
         let dst = self.room(src.len())?;
         match (swap, proof.width()) {
             (false, _) | (true, 1) => swap::copy(dst, src),
-            (true, 2) => swap::copy_swap2_sized::<A>(dst, src),
-            (true, 4) => swap::copy_swap4_sized::<A>(dst, src),
-            (true, _) => swap::copy_swap8_sized::<A>(dst, src),
+            (true, width) => swap::copy_swap_sized_in::<A>(known, width, dst, src),
         }
         self.pos += src.len();
         Ok(())
@@ -394,7 +440,7 @@ impl<'a> Writer<'a> {
         f: impl FnOnce(&mut Writer<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let shift = self.position().saturating_sub(base);
-        let depth = self.depth;
+        let (depth, known) = (self.depth, self.known);
         let mut sub = Writer {
             buf: self.room(n)?,
             pos: 0,
@@ -403,6 +449,7 @@ impl<'a> Writer<'a> {
             spill: None,
             spill_min: usize::MAX,
             fetched: 0,
+            known,
         };
         let r = f(&mut sub).map_err(|e| e.shifted(shift))?;
         // The sub-writer initialised `sub.pos` bytes right at `self.pos`.
@@ -422,6 +469,47 @@ impl<'a> Writer<'a> {
     pub fn leave(&mut self) {
         self.depth.leave();
     }
+}
+
+/// [`Writer::overflow`]'s error, out of line: the writer's fields, not its address.
+#[cold]
+#[inline(never)]
+fn overflow(base: usize, len: usize, pos: usize, needed: usize) -> Error {
+    Error::new(
+        ErrorKind::LengthMismatch {
+            announced: base + len,
+            written: (base + pos).saturating_add(needed),
+        },
+        base + pos,
+    )
+}
+
+/// [`Writer::error`], out of line.
+#[cold]
+#[inline(never)]
+fn error_at(kind: ErrorKind, at: usize) -> Error {
+    Error::new(kind, at)
+}
+
+/// [`Writer::spill_out`]'s call of the spill (`head` is the buffer's `pos` bytes, which
+/// start at `base` in the message), out of line.
+#[inline(never)]
+fn spill_to(
+    spill: Option<&mut (dyn Spill + '_)>,
+    head: &[u8],
+    large: &[u8],
+    base: usize,
+) -> Result<(), Error> {
+    let Some(spill) = spill else {
+        unreachable!("spill_min is usize::MAX without a spill");
+    };
+    spill.spill(head, large).map_err(|e| {
+        if e.offset().is_none() {
+            Error::new(e.kind().clone(), base + head.len())
+        } else {
+            e
+        }
+    })
 }
 
 /// Appends an encoding of exactly `len` bytes to `out`: reserves once, lets `f` write, checks
@@ -495,6 +583,7 @@ pub fn write_spilling(
         spill: Some(spill),
         spill_min,
         fetched: 0,
+        known: Known::NOTHING,
     };
     f(&mut w)?;
     if w.position() != len {
