@@ -119,7 +119,15 @@ pub(crate) fn copy_pad_in(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8])
         Some(end) if zeros <= 8 => *end = [MaybeUninit::new(0); 8],
         _ => dst[src.len()..].fill(MaybeUninit::new(0)),
     }
-    copy_min_in(known, &mut dst[..src.len()], src) == 0
+    let (dst, n) = (&mut dst[..src.len()], src.len());
+    #[cfg(target_arch = "x86_64")]
+    if crate::swap::short_avx2(known, n) {
+        // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
+        // function is that the CPU supports AVX2, which `short_avx2` found known or detected
+        // at run time just above; everything else is enforced by its safe signature.
+        return unsafe { copy_has_nul_avx2(dst, src) };
+    }
+    copy_min_in(known, dst, src) == 0
 }
 
 /// Stores `w` at `dst[at..at + 16]` (which callers keep in bounds).
@@ -164,6 +172,24 @@ fn copy_min_under_16(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
     }
 }
 
+/// Copies 32 to 256 bytes as [`copy_min_avx2`] does and returns whether they hold a NUL: the
+/// lane-wise minimum compared with zero and its mask tested, three instructions where the
+/// reduction to the smallest byte takes six.
+///
+/// Requires AVX2 (hence `unsafe` to call from code without that feature).
+///
+/// # Panics
+///
+/// If `dst.len() != src.len()`, or the length is outside `32..=256`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn copy_has_nul_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> bool {
+    use core::arch::x86_64::*;
+    let m = crate::swap::x86::copy_short_avx2(dst, src);
+    _mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())) != 0
+}
+
 /// [`copy_min`] of 32 to 256 bytes: the short copy of [`crate::swap::copy_slice`], whose
 /// vectors' lane-wise minimum is then reduced to one byte. Inlines into loops compiled for
 /// AVX2 (see [`crate::wide`]).
@@ -190,15 +216,18 @@ fn copy_min_avx2(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u8 {
 mod tests {
     use super::*;
 
-    /// `copy_pad` at lengths up to 200 with up to 9 zeros, every destination phase mod 64,
+    /// `copy_pad` at lengths up to 256 with up to 9 zeros, every destination phase mod 64,
     /// over stale bytes: exact copy and zeros, nothing touched outside, NUL found.
     #[test]
     fn pads_exactly_and_finds_a_nul() {
-        for len in (0..200usize).step_by(3).chain([63, 64, 65, 127, 128, 129]) {
+        for len in (0..200usize)
+            .step_by(3)
+            .chain([63, 64, 65, 127, 128, 129, 255, 256])
+        {
             for zeros in [0usize, 1, 3, 9] {
                 for phase in 0..64usize {
                     let src: Vec<u8> = (0..len).map(|i| 1 + (i * 13 % 250) as u8).collect();
-                    let mut buf = [MaybeUninit::new(0xAAu8); 320];
+                    let mut buf = [MaybeUninit::new(0xAAu8); 340];
                     let got = copy_pad(&mut buf[phase..phase + len + zeros], &src);
                     // SAFETY: every byte of `buf` was initialised.
                     let out: Vec<u8> = buf.iter().map(|b| unsafe { b.assume_init() }).collect();
