@@ -8,6 +8,11 @@
 //! kernels' AVX2 versions (`#[inline]`, `#[target_feature(enable = "avx2")]`) inline into the
 //! loop, which LLVM only allows in a caller compiled with the same features.
 //!
+//! That instance is told so: the body gets a [`Known`] that says "AVX2", a constant there, and
+//! [`encode_each`] hands it to the local copy of the writer its loop runs on
+//! (`Writer::local`), so the kernels' own checks of the CPU fold away instead of being asked
+//! again for every element.
+//!
 //! Other architectures, and CPUs without AVX2, run the body as it is.
 
 use crate::cpu::Known;
