@@ -1,5 +1,6 @@
-//! What the kernels may assume of the CPU: whether it has AVX2, cached in one byte of this
-//! crate, and [`Known`], what a loop compiled for AVX2 knows without asking.
+//! What the kernels may assume of the CPU: whether it has AVX2, and whether prefetching an
+//! encoder's output pays, each asked once and cached in one byte of this crate; and [`Known`],
+//! what a loop compiled for AVX2 knows without asking.
 //!
 //! `std::is_x86_feature_detected!` reads a cache inside the standard library: through the
 //! global offset table, then two tests (initialised? bit set?), each a branch. Inlined once or
@@ -13,13 +14,41 @@ use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// Not asked yet.
 const UNKNOWN: u8 = 0;
-/// The CPU has no AVX2.
+/// The answer was no.
 const ABSENT: u8 = 1;
-/// The CPU has AVX2: stored only after `std::is_x86_feature_detected!("avx2")` said so.
+/// The answer was yes: stored only after asking said so.
 const PRESENT: u8 = 2;
 
+/// A yes-or-no fact about the CPU, asked once and kept in one byte.
+struct Cached(AtomicU8);
+
+impl Cached {
+    const fn new() -> Cached {
+        Cached(AtomicU8::new(UNKNOWN))
+    }
+
+    /// The fact: one comparison once asked; `ask` the first time.
+    #[inline(always)]
+    fn get(&self, ask: fn() -> bool) -> bool {
+        self.0.load(Relaxed) == PRESENT || self.slow(ask)
+    }
+
+    /// [`Cached::get`] when the byte does not say "present": asks and records the answer.
+    /// Racing threads store the same answer.
+    #[cold]
+    #[inline(never)]
+    fn slow(&self, ask: fn() -> bool) -> bool {
+        if self.0.load(Relaxed) == ABSENT {
+            return false;
+        }
+        let has = ask();
+        self.0.store(if has { PRESENT } else { ABSENT }, Relaxed);
+        has
+    }
+}
+
 /// What is known of AVX2 on this CPU.
-static AVX2: AtomicU8 = AtomicU8::new(UNKNOWN);
+static AVX2: Cached = Cached::new();
 
 /// Whether this CPU has AVX2: the same answer as `std::is_x86_feature_detected!("avx2")`
 /// (which it asks once), so it may guard a call of a `#[target_feature(enable = "avx2")]`
@@ -31,23 +60,51 @@ static AVX2: AtomicU8 = AtomicU8::new(UNKNOWN);
 /// ```
 #[inline(always)]
 pub fn avx2() -> bool {
-    AVX2.load(Relaxed) == PRESENT || avx2_slow()
+    AVX2.get(has_avx2)
 }
 
-/// [`avx2`] when the byte does not say "present": asks the standard library (which caches its
-/// own answer) and records it. Racing threads store the same answer.
-#[cold]
-#[inline(never)]
-fn avx2_slow() -> bool {
-    if AVX2.load(Relaxed) == ABSENT {
-        return false;
-    }
+/// Asks the standard library (which caches its own answer).
+fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
-    let has = std::is_x86_feature_detected!("avx2");
+    return std::is_x86_feature_detected!("avx2");
     #[cfg(not(target_arch = "x86_64"))]
-    let has = false;
-    AVX2.store(if has { PRESENT } else { ABSENT }, Relaxed);
-    has
+    return false;
+}
+
+/// What is known of prefetching on this CPU.
+static PREFETCH: Cached = Cached::new();
+
+/// Whether an encoder writing an array element by element should ask for its output's cache
+/// lines ahead of its stores ([`Writer::prefetch`](crate::Writer::prefetch)): on Intel CPUs,
+/// whose stores to lines not yet in cache otherwise wait for them, and not elsewhere. On an
+/// AMD Zen 4 the hardware already streams the output in, and the prefetches only cost: a
+/// directory-entry list encoded 6–17 % faster without them (in CDR; XDR within noise), where
+/// on an Intel Xeon they had made it over 1.3× faster. Always `false` off x86-64, where
+/// prefetching does nothing.
+///
+/// ```
+/// // The same answer every time.
+/// assert_eq!(marshal_core::cpu::prefetch_output(), marshal_core::cpu::prefetch_output());
+/// ```
+#[inline(always)]
+pub fn prefetch_output() -> bool {
+    PREFETCH.get(is_intel)
+}
+
+/// Whether the CPU's vendor string (CPUID leaf 0) is `GenuineIntel`.
+fn is_intel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let id = core::arch::x86_64::__cpuid(0);
+        // The twelve bytes are in EBX, EDX, ECX, in that order.
+        let mut vendor = [0u8; 12];
+        vendor[..4].copy_from_slice(&id.ebx.to_le_bytes());
+        vendor[4..8].copy_from_slice(&id.edx.to_le_bytes());
+        vendor[8..].copy_from_slice(&id.ecx.to_le_bytes());
+        &vendor == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// What code may assume of the CPU without asking: nothing ([`Known::NOTHING`]), or that it
@@ -101,6 +158,44 @@ mod tests {
             assert_eq!(avx2(), std);
             assert_eq!(Known::NOTHING.avx2(), std);
         }
-        assert_eq!(AVX2.load(Relaxed), if std { PRESENT } else { ABSENT });
+        assert_eq!(AVX2.0.load(Relaxed), if std { PRESENT } else { ABSENT });
+    }
+
+    /// The vendor string, as `/proc/cpuinfo` reports it on Linux.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    fn prefetches_on_intel_only() {
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+        let vendor = info
+            .lines()
+            .find_map(|l| l.strip_prefix("vendor_id"))
+            .and_then(|l| l.split(':').nth(1))
+            .unwrap()
+            .trim();
+        for _ in 0..3 {
+            assert_eq!(prefetch_output(), vendor == "GenuineIntel", "{vendor}");
+        }
+        assert_ne!(PREFETCH.0.load(Relaxed), UNKNOWN);
+    }
+
+    /// The cache asks once and keeps either answer.
+    #[test]
+    fn a_cached_fact_is_asked_once() {
+        use core::sync::atomic::AtomicUsize;
+        static ASKED: AtomicUsize = AtomicUsize::new(0);
+        fn no() -> bool {
+            ASKED.fetch_add(1, Relaxed);
+            false
+        }
+        fn yes() -> bool {
+            true
+        }
+        let c = Cached::new();
+        for _ in 0..3 {
+            assert!(!c.get(no));
+        }
+        assert_eq!(ASKED.load(Relaxed), 1);
+        let c = Cached::new();
+        assert!(c.get(yes) && c.get(no), "a yes is kept");
     }
 }

@@ -55,9 +55,9 @@ pub fn run<B: Body>(body: B) -> B::Output {
     body.run(Known::NOTHING)
 }
 
-/// Encodes the elements of an array with `encode`, through [`run`]: the output's cache lines
-/// are asked for ahead of each element ([`Writer::prefetch`]), and an element's error gets its
-/// index. What every wire format's array of structured elements does.
+/// Encodes the elements of an array with `encode`, through [`run`]: on CPUs where it pays
+/// ([`prefetch_output`](crate::cpu::prefetch_output)) the output's cache lines are asked for
+/// ahead of each element ([`Writer::prefetch`]), and an element's error gets its index. What every wire format's array of structured elements does.
 #[inline]
 pub fn encode_each<T>(
     items: &[T],
@@ -95,8 +95,13 @@ fn each<T>(
     w: &mut Writer<'_>,
     encode: &impl Fn(&T, &mut Writer<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    // Asked once per array; where it says no, the branch in the loop is always taken the
+    // same way.
+    let prefetch = crate::cpu::prefetch_output();
     for (i, it) in items.iter().enumerate() {
-        w.prefetch();
+        if prefetch {
+            w.prefetch();
+        }
         encode(it, w).map_err(|e| e.at_index(i))?;
     }
     Ok(())

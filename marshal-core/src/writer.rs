@@ -390,9 +390,10 @@ impl<'a> Writer<'a> {
     /// Asks for the cache lines of the output from where earlier calls stopped to a few
     /// hundred bytes past the position (each line once). Called between the elements of an
     /// array whose elements are written in several pieces (a directory entry's length, name,
-    /// padding and fixed tail): without it every store to a line not yet in cache waits for
-    /// the line, and an encoder that writes small pieces spends most of its time there, where
-    /// one large copy of the same bytes does not.
+    /// padding and fixed tail) on CPUs where [`cpu::prefetch_output`](crate::cpu::prefetch_output)
+    /// says it pays: there, without it, every store to a line not yet in cache waits for the
+    /// line, and an encoder that writes small pieces spends most of its time there, where one
+    /// large copy of the same bytes does not.
     ///
     /// The lines are asked for `PREFETCH_BATCH` at a time, unrolled: an element of a few
     /// lines then costs a comparison, and every few elements one batch, where a loop over each
