@@ -78,9 +78,8 @@ static PREFETCH: Cached = Cached::new();
 /// lines ahead of its stores ([`Writer::prefetch`](crate::Writer::prefetch)): on Intel CPUs,
 /// whose stores to lines not yet in cache otherwise wait for them, and not elsewhere. On an
 /// AMD Zen 4 the hardware already streams the output in, and the prefetches only cost: a
-/// directory-entry list encoded 6–17 % faster without them (in CDR; XDR within noise), where
-/// on an Intel Xeon they had made it over 1.3× faster. Always `false` off x86-64, where
-/// prefetching does nothing.
+/// 1 MiB directory-entry list encodes 4–11 % faster without them, where on an Intel Xeon they
+/// were most of a 1.3–1.5× gain. Always `false` off x86-64, where prefetching does nothing.
 ///
 /// ```
 /// // The same answer every time.
