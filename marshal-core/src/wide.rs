@@ -57,7 +57,8 @@ pub fn run<B: Body>(body: B) -> B::Output {
 
 /// Encodes the elements of an array with `encode`, through [`run`]: on CPUs where it pays
 /// ([`prefetch_output`](crate::cpu::prefetch_output)) the output's cache lines are asked for
-/// ahead of each element ([`Writer::prefetch`]), and an element's error gets its index. What every wire format's array of structured elements does.
+/// ahead of each element ([`Writer::prefetch`]), and an element's error gets its index. What
+/// every wire format's array of structured elements does.
 #[inline]
 pub fn encode_each<T>(
     items: &[T],
