@@ -605,10 +605,7 @@ pub fn write_to_buf_mut<B: bytes::BufMut + ?Sized>(
     f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     if buf.remaining_mut() < len {
-        return Err(Error::without_offset(ErrorKind::Custom(format!(
-            "output buffer has room for {} bytes, the encoding needs {len}",
-            buf.remaining_mut()
-        ))));
+        return Err(no_room(buf.remaining_mut(), len));
     }
     let chunk = buf.chunk_mut();
     if chunk.len() >= len {
@@ -633,6 +630,71 @@ pub fn write_to_buf_mut<B: bytes::BufMut + ?Sized>(
         buf.put_slice(&tmp);
         Ok(())
     }
+}
+
+/// Writes an encoding into a `BufMut` without measuring it first when the buffer's current
+/// chunk has room: one `chunk_mut`, one pass of `f` over the value, one `advance_mut`. When `f`
+/// fails there (the chunk was too short, or any other error), nothing is committed (the
+/// chunk's bytes may have been written: they are the buffer's spare room), `measure` gives the
+/// exact length (or the genuine error), and the encoding is handed over with one `put_slice`.
+/// The value is read once instead of twice whenever the buffer has room, and once more
+/// otherwise; use [`write_to_buf_mut`] when the length is known for free.
+///
+/// ```
+/// use marshal_core::writer::write_to_buf_mut_unmeasured;
+/// let mut buf = Vec::with_capacity(8);
+/// write_to_buf_mut_unmeasured(&mut buf, || Ok(3), |w| w.put([1, 2, 3]))?;
+/// assert_eq!(buf, [1, 2, 3]);
+/// // Longer than the chunk (a `Vec` offers its spare capacity): measured, then handed over.
+/// write_to_buf_mut_unmeasured(&mut buf, || Ok(4096), |w| w.put([7; 4096]))?;
+/// assert_eq!(buf.len(), 3 + 4096);
+/// # Ok::<(), marshal_core::Error>(())
+/// ```
+#[inline]
+pub fn write_to_buf_mut_unmeasured<B: bytes::BufMut + ?Sized>(
+    buf: &mut B,
+    measure: impl FnOnce() -> Result<usize, Error>,
+    f: impl Fn(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let chunk = buf.chunk_mut();
+    // SAFETY: `as_uninit_slice_mut` requires that we never write uninitialised bytes into
+    // the slice; the `Writer` writes only initialised values.
+    let spare = unsafe { chunk.as_uninit_slice_mut() };
+    let mut w = Writer::new(spare, 0);
+    if f(&mut w).is_ok() {
+        let len = w.pos;
+        // SAFETY: the writer only ever advances `pos` over bytes it has written (see
+        // `append_to_vec`), within the chunk it was given, so the first `len` bytes of the
+        // current chunk are initialised and `len <= chunk.len()`.
+        unsafe { buf.advance_mut(len) };
+        return Ok(());
+    }
+    write_measured(buf, measure()?, f)
+}
+
+/// The fallback of [`write_to_buf_mut_unmeasured`], out of line: `len` bytes encoded into a
+/// temporary vector and handed over with one `put_slice`.
+#[cold]
+#[inline(never)]
+fn write_measured<B: bytes::BufMut + ?Sized>(
+    buf: &mut B,
+    len: usize,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if buf.remaining_mut() < len {
+        return Err(no_room(buf.remaining_mut(), len));
+    }
+    let mut tmp = Vec::with_capacity(len);
+    append_to_vec(&mut tmp, len, f)?;
+    buf.put_slice(&tmp);
+    Ok(())
+}
+
+/// The error of a buffer with room for `room` bytes given an encoding of `len`.
+fn no_room(room: usize, len: usize) -> Error {
+    Error::without_offset(ErrorKind::Custom(format!(
+        "output buffer has room for {room} bytes, the encoding needs {len}"
+    )))
 }
 
 #[cfg(test)]
@@ -963,5 +1025,89 @@ mod tests {
         let mut arr = [0u8; 2];
         let mut s: &mut [u8] = &mut arr;
         assert!(write_to_buf_mut(&mut s, 3, |w| w.put([1, 2, 3])).is_err());
+    }
+
+    #[test]
+    fn unmeasured_in_place_measures_only_when_it_falls_short() {
+        use std::cell::Cell;
+        let measured = Cell::new(0);
+        let measure = |n: usize| {
+            let measured = &measured;
+            move || {
+                measured.set(measured.get() + 1);
+                Ok(n)
+            }
+        };
+        let bytes: Vec<u8> = (0..200).collect();
+        let put = |n: usize| {
+            let bytes = &bytes;
+            move |w: &mut Writer<'_>| w.put_slice(&bytes[..n])
+        };
+
+        // Room in the chunk: one pass, no measuring, appended after what was there.
+        let mut v: Vec<u8> = Vec::with_capacity(64);
+        v.push(9);
+        write_to_buf_mut_unmeasured(&mut v, measure(3), put(3)).unwrap();
+        assert_eq!((v.as_slice(), measured.get()), (&[9, 0, 1, 2][..], 0));
+
+        // A chunk too short: measured once, then handed over whole.
+        let mut v: Vec<u8> = Vec::with_capacity(16);
+        v.push(9);
+        write_to_buf_mut_unmeasured(&mut v, measure(200), put(200)).unwrap();
+        assert_eq!(v[0], 9);
+        assert_eq!(v[1..], bytes[..]);
+        assert_eq!(measured.get(), 1);
+
+        // A slice: room exactly, in place; one byte short, an error and nothing committed
+        // (the slice still starts where it did).
+        let mut arr = [0u8; 5];
+        let mut s: &mut [u8] = &mut arr;
+        write_to_buf_mut_unmeasured(&mut s, measure(5), put(5)).unwrap();
+        assert!(s.is_empty());
+        assert_eq!(arr, [0, 1, 2, 3, 4]);
+        let mut arr = [0u8; 4];
+        let mut s: &mut [u8] = &mut arr;
+        let e = write_to_buf_mut_unmeasured(&mut s, measure(5), put(5)).unwrap_err();
+        assert!(e.to_string().contains("room for 4 bytes"), "{e}");
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn unmeasured_errors_are_those_of_the_measured_path() {
+        // The encoder fails with room to spare: the measure's error is returned when it has
+        // one, else the encoder's own from the second pass; nothing is committed.
+        let mut v: Vec<u8> = Vec::with_capacity(64);
+        v.push(9);
+        let fail = |w: &mut Writer<'_>| {
+            w.put([1, 2])?;
+            Err(Error::new(
+                ErrorKind::Custom("bad value".into()),
+                w.position(),
+            ))
+        };
+        let e = write_to_buf_mut_unmeasured(
+            &mut v,
+            || Err(Error::without_offset(ErrorKind::Custom("too long".into()))),
+            fail,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "too long");
+        let e = write_to_buf_mut_unmeasured(&mut v, || Ok(2), fail).unwrap_err();
+        assert_eq!(e.to_string(), "bad value at offset 2");
+        // A measure that disagrees with what is written is a length mismatch, as for
+        // `write_to_buf_mut`.
+        let e = write_to_buf_mut_unmeasured(&mut v, || Ok(3), |w| w.put([0; 100])).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }), "{e}");
+        assert_eq!(v, [9]);
+        // The depth limit holds in the one pass: nesting beyond it fails even with room.
+        let deep = |w: &mut Writer<'_>| {
+            for _ in 0..=crate::DEFAULT_MAX_DEPTH {
+                w.enter()?;
+            }
+            Ok(())
+        };
+        let e = write_to_buf_mut_unmeasured(&mut v, || Ok(0), deep).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::DepthLimit { .. }), "{e}");
+        assert_eq!(v, [9]);
     }
 }

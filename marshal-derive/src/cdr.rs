@@ -161,10 +161,19 @@ fn structure(fields: &Fields<'_>) -> (TokenStream, TokenStream) {
             const SHAPE: #x::Shape = #shape_enc;
             #[inline]
             fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
-                if let #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } = <Self as #x::Encode>::SHAPE {
+                let __shape = <Self as #x::Encode>::SHAPE;
+                if let #x::Shape::Fixed { .. } | #x::Shape::Phased { .. } = __shape {
                     return #x::encode_phased(self, __w, __o);
                 }
+                // A type that may hold itself takes a depth level, as in decoding: encoding
+                // does not rely on having been measured first.
+                if let #x::Shape::Deep = __shape {
+                    __w.enter()?;
+                }
                 #(#encs)*
+                if let #x::Shape::Deep = __shape {
+                    __w.leave();
+                }
                 ::core::result::Result::Ok(())
             }
             #[inline(always)]
@@ -496,7 +505,9 @@ fn union(
             }
             #[inline]
             fn encode(&self, __w: &mut #x::Writer<'_>, __o: #x::ByteOrder) -> ::core::result::Result<(), #x::Error> {
+                __w.enter()?;
                 match self { #(#enc_arms)* }
+                __w.leave();
                 ::core::result::Result::Ok(())
             }
         },

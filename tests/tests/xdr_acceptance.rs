@@ -206,6 +206,18 @@ fn error_names_path_and_offset() {
         e.to_string(),
         "dirent[3].name: length 300 exceeds max_len 255 at offset 772"
     );
+    // The same error from `encode_into` whether the buffer has room (one pass, no measuring)
+    // or not, and nothing committed.
+    for cap in [0, 1 << 16] {
+        let mut buf = Vec::with_capacity(cap);
+        buf.push(1);
+        let e = encode_into(&d, &mut buf).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "dirent[3].name: length 300 exceeds max_len 255 at offset 772"
+        );
+        assert_eq!(buf, [1]);
+    }
     // And on decode: patch entry 3's name length to 300 in a valid encoding.
     d.dirent[3].name = "z".repeat(116);
     let mut bytes = to_vec(&d).unwrap();
@@ -291,6 +303,14 @@ fn deep_recursion_is_an_error_not_a_stack_overflow() {
                 e = Expr::Neg(Box::new(e));
             }
             assert!(to_vec(&e).is_err());
+            // Also in one pass into a buffer with room, which does not measure first.
+            let mut buf = Vec::with_capacity(1 << 16);
+            let err = encode_into(&e, &mut buf).unwrap_err();
+            assert!(
+                err.to_string().contains("nesting deeper than the limit"),
+                "{err}"
+            );
+            assert!(buf.is_empty());
             // (Dropping the 1000-deep value recursively is fine on this stack.)
         })
         .unwrap()

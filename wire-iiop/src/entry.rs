@@ -1,10 +1,10 @@
 //! The entry points.
 
 use bytes::Bytes;
-use marshal_core::writer::{append_to_vec, write_to_buf_mut};
+use marshal_core::writer::{append_to_vec, write_to_buf_mut, write_to_buf_mut_unmeasured};
 use marshal_core::{Error, ErrorKind, Reader, DEFAULT_MAX_DEPTH};
 
-use crate::{ByteOrder, Decode, Encode};
+use crate::{ByteOrder, Decode, Encode, Shape};
 
 /// Encodes `value` with its origin at offset 0 (as a GIOP message body is aligned), into a new
 /// vector allocated once at its exact size.
@@ -20,9 +20,12 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T, order: ByteOrder) -> Result<Vec<u8>
     Ok(out)
 }
 
-/// Encodes `value` into `buf`, its origin at the first byte written, with one capacity check
-/// (`chunk_mut`) and one `advance_mut` when the buffer's current chunk has room; otherwise
-/// through one `put_slice`. On error nothing is written.
+/// Encodes `value` into `buf`, its origin at the first byte written. When the buffer's current
+/// chunk (`chunk_mut`) has room, in one pass over the value and one `advance_mut`; otherwise
+/// the value is measured, and the encoding goes in with one `put_slice`. A value of fixed
+/// layout is measured first (for free), and written in place when the chunk has room. On error
+/// nothing is committed (the buffer's length is unchanged; its spare room may have been
+/// written).
 ///
 /// ```
 /// use wire_iiop::{encode_into, ByteOrder};
@@ -35,6 +38,15 @@ pub fn encode_into<T: Encode + ?Sized, B: bytes::BufMut + ?Sized>(
     order: ByteOrder,
     buf: &mut B,
 ) -> Result<(), Error> {
+    // A fixed layout is known without reading the value: measuring costs nothing.
+    let fixed = matches!(T::SHAPE, Shape::Fixed { .. } | Shape::Phased { .. });
+    if !fixed {
+        return write_to_buf_mut_unmeasured(
+            buf,
+            || value.end(0, DEFAULT_MAX_DEPTH),
+            |w| value.encode(w, order),
+        );
+    }
     let len = value.end(0, DEFAULT_MAX_DEPTH)?;
     write_to_buf_mut(buf, len, |w| value.encode(w, order))
 }

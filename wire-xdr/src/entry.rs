@@ -1,7 +1,7 @@
 //! The entry points.
 
 use bytes::Bytes;
-use marshal_core::writer::{append_to_vec, write_to_buf_mut};
+use marshal_core::writer::{append_to_vec, write_to_buf_mut, write_to_buf_mut_unmeasured};
 use marshal_core::{Error, Reader, SizeClass, DEFAULT_MAX_DEPTH};
 
 use crate::{Decode, Encode};
@@ -18,9 +18,11 @@ pub fn to_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-/// Encodes `value` into `buf` with one capacity check (`chunk_mut`) and one `advance_mut`
-/// when the buffer's current chunk has room; otherwise through one `put_slice`. On error
-/// nothing is written.
+/// Encodes `value` into `buf`. When the buffer's current chunk (`chunk_mut`) has room, in one
+/// pass over the value and one `advance_mut`; otherwise the value is measured, and the
+/// encoding goes in with one `put_slice`. A value of fixed size is measured first (for free),
+/// and written in place when the chunk has room. On error nothing is committed (the buffer's
+/// length is unchanged; its spare room may have been written).
 ///
 /// ```
 /// let mut buf = bytes::BytesMut::with_capacity(64);
@@ -31,6 +33,14 @@ pub fn encode_into<T: Encode + ?Sized, B: bytes::BufMut + ?Sized>(
     value: &T,
     buf: &mut B,
 ) -> Result<(), Error> {
+    // A fixed size is known without reading the value: measuring costs nothing.
+    if T::SIZE.fixed_len().is_none() {
+        return write_to_buf_mut_unmeasured(
+            buf,
+            || value.encoded_len(DEFAULT_MAX_DEPTH),
+            |w| value.encode(w),
+        );
+    }
     let len = value.encoded_len(DEFAULT_MAX_DEPTH)?;
     write_to_buf_mut(buf, len, |w| value.encode(w))
 }
