@@ -1,8 +1,9 @@
 //! Directory entries encoded by hand, as a C programmer would write it for exactly this type:
 //! one pass for the exact size, one reservation, then raw stores with no check, no error path
-//! and no writer state left in memory. The floor a general encoder can approach on this
-//! workload (`xdr/encode/dirent/hand`, `cdr/encode/dirent/hand-le` and `-be`), printed beside
-//! marshal's; not a codec: it trusts its input (a CDR name with a NUL in it goes out as it is,
+//! and no writer state left in memory. The floor of an encoder that sizes its output first, on
+//! this workload (`xdr/encode/dirent/hand`, `cdr/encode/dirent/hand-le` and `-be`), printed
+//! beside marshal's (whose `encode_into` skips the sizing pass when the buffer already has
+//! room); not a codec: it trusts its input (a CDR name with a NUL in it goes out as it is,
 //! where marshal refuses it).
 
 use marshal::cdr::ByteOrder;
