@@ -625,10 +625,7 @@ pub fn write_to_buf_mut<B: bytes::BufMut + ?Sized>(
         unsafe { buf.advance_mut(len) };
         Ok(())
     } else {
-        let mut tmp = Vec::with_capacity(len);
-        append_to_vec(&mut tmp, len, f)?;
-        buf.put_slice(&tmp);
-        Ok(())
+        hand_over(buf, len, f)
     }
 }
 
@@ -669,21 +666,22 @@ pub fn write_to_buf_mut_unmeasured<B: bytes::BufMut + ?Sized>(
         unsafe { buf.advance_mut(len) };
         return Ok(());
     }
-    write_measured(buf, measure()?, f)
+    let len = measure()?;
+    if buf.remaining_mut() < len {
+        return Err(no_room(buf.remaining_mut(), len));
+    }
+    hand_over(buf, len, f)
 }
 
-/// The fallback of [`write_to_buf_mut_unmeasured`], out of line: `len` bytes encoded into a
-/// temporary vector and handed over with one `put_slice`.
+/// An encoding of exactly `len` bytes, for a buffer whose current chunk is too short for it:
+/// encoded into a temporary vector and handed over with one `put_slice`. Out of line.
 #[cold]
 #[inline(never)]
-fn write_measured<B: bytes::BufMut + ?Sized>(
+fn hand_over<B: bytes::BufMut + ?Sized>(
     buf: &mut B,
     len: usize,
     f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    if buf.remaining_mut() < len {
-        return Err(no_room(buf.remaining_mut(), len));
-    }
     let mut tmp = Vec::with_capacity(len);
     append_to_vec(&mut tmp, len, f)?;
     buf.put_slice(&tmp);
