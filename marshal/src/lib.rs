@@ -483,10 +483,10 @@ pub mod rpc {
         Response, Service, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT,
     };
     pub use wire_xdr::rpc::{
-        record_mark, AcceptStat, Auth, AuthStat, CallHeader, FragmentHeader, Message, OpaqueAuth,
-        Progress, RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader, AUTH_NONE,
-        AUTH_SYS, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT, MAX_AUTH_BYTES,
-        MAX_FRAGMENT_LEN, MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
+        record_mark, AcceptStat, Auth, AuthStat, CallHeader, CallTemplate, FragmentHeader, Message,
+        OpaqueAuth, Progress, RecordError, RecordReader, RejectedReply, ReplyBody, ReplyHeader,
+        TemplateHeader, AUTH_NONE, AUTH_SYS, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD,
+        LAST_FRAGMENT, MAX_AUTH_BYTES, MAX_FRAGMENT_LEN, MAX_GIDS, MAX_MACHINE_NAME, RPC_VERSION,
     };
 }
 

@@ -3,12 +3,14 @@
 //! `transports` crate; this module has no I/O beyond reading records from a `Read`.
 
 mod auth;
+mod call_template;
 mod msg;
 mod record_marking;
 
 pub use auth::{
     Auth, AuthStat, OpaqueAuth, AUTH_NONE, AUTH_SYS, MAX_AUTH_BYTES, MAX_GIDS, MAX_MACHINE_NAME,
 };
+pub use call_template::{CallTemplate, TemplateHeader};
 pub use msg::{
     AcceptStat, CallHeader, Message, RejectedReply, ReplyBody, ReplyHeader, RPC_VERSION,
 };

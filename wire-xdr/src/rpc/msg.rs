@@ -353,6 +353,28 @@ impl<'a> Message<'a> {
     }
 }
 
+impl<'a> CallHeader<'a> {
+    /// Reads the header of a call and returns it with the arguments after it, as
+    /// [`Message::parse`] does, but without its errors: `None` for anything but a
+    /// well-formed call (a reply, a call that is short or malformed). What a server needs,
+    /// which drops what it cannot answer, on its shortest path.
+    ///
+    /// ```
+    /// use wire_xdr::rpc::CallHeader;
+    /// let h = CallHeader::new(7, 100_000, 2, 3);
+    /// let bytes = wire_xdr::to_vec(&(&h, &9u32)).unwrap();
+    /// assert_eq!(CallHeader::parse(&bytes), Some((h, &[0, 0, 0, 9][..])));
+    /// assert_eq!(CallHeader::parse(&bytes[..39]), None);
+    /// ```
+    #[inline]
+    pub fn parse(bytes: &'a [u8]) -> Option<(CallHeader<'a>, &'a [u8])> {
+        match parse_call(bytes)? {
+            (Message::Call(h), rest) => Some((h, rest)),
+            (Message::Reply(_), _) => None,
+        }
+    }
+}
+
 /// A well-formed call, read as [`Message::parse_checked`] reads it but with one length check
 /// for its eight fixed words and one for each `opaque_auth` after them; `None` for anything
 /// else (a reply, a call that is short or malformed), which `parse_checked` then reads or
@@ -503,7 +525,8 @@ mod tests {
     }
 
     /// The calls `parse_call` reads alone must come out as `parse_checked` reads them, and
-    /// every other input (cut short, or with any one byte changed) must be left to it.
+    /// every other input (cut short, or with any one byte changed) must be left to it; and
+    /// `CallHeader::parse` must read exactly the calls `parse_checked` reads.
     #[test]
     fn the_fast_call_path_agrees_with_the_checked_one() {
         let sys_body = [1, 2, 3, 4, 5];
@@ -545,6 +568,12 @@ mod tests {
         let mut fast = 0;
         for b in &inputs {
             let checked = Message::parse_checked(b);
+            // `CallHeader::parse` reads every call `parse_checked` reads, and nothing else.
+            let call = match checked {
+                Ok((Message::Call(h), rest)) => Some((h, rest)),
+                _ => None,
+            };
+            assert_eq!(CallHeader::parse(b), call, "{b:?}");
             if let Some(got) = parse_call(b) {
                 fast += 1;
                 assert_eq!(Some(got), checked.as_ref().ok().copied(), "{b:?}");
