@@ -20,10 +20,10 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use wire_xdr::rpc::{Auth, DEFAULT_MAX_RECORD};
+use wire_xdr::rpc::{Auth, CallTemplate, DEFAULT_MAX_RECORD};
 use wire_xdr::{Decode, Encode};
 
-use super::client::{decode_results, finish, results_at, xid_seed, Credential};
+use super::client::{call_template, decode_results, finish, results_at, xid_seed};
 use super::framing::{encode_datagram, encode_record};
 use super::{Protocol, RpcError, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 use crate::codec::RecordCodec;
@@ -93,7 +93,7 @@ impl Drop for Inner {
 struct Settings {
     timeout: Duration,
     retry: Duration,
-    cred: Arc<Credential>,
+    cred: Arc<CallTemplate>,
 }
 
 #[derive(Debug)]
@@ -267,7 +267,7 @@ impl AsyncClient {
                 settings: Mutex::new(Settings {
                     timeout: DEFAULT_TIMEOUT,
                     retry: DEFAULT_RETRY,
-                    cred: Arc::new(Credential::none()),
+                    cred: Arc::new(CallTemplate::none(program, version)),
                 }),
                 pending,
                 conn,
@@ -313,7 +313,7 @@ impl AsyncClient {
     /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
     /// bytes, more than 16 groups, a body over 400 bytes).
     pub fn set_auth(&self, auth: Auth) {
-        let cred = Arc::new(Credential::new(&auth));
+        let cred = Arc::new(call_template(self.inner.program, self.inner.version, &auth));
         self.settings().cred = cred;
     }
 
@@ -408,7 +408,7 @@ impl AsyncClient {
             cred,
         } = self.settings().clone();
         let xid = self.inner.next_xid.fetch_add(1, Ordering::Relaxed);
-        let header = cred.header(xid, self.inner.program, self.inner.version, procedure);
+        let header = cred.header(xid, procedure);
         let msg = (&header, args);
         let reply = match &self.inner.conn {
             Conn::Tcp { records, .. } => {

@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::Instant;
 use tower_service::Service;
-use wire_xdr::rpc::{Message, DEFAULT_MAX_RECORD};
+use wire_xdr::rpc::{CallHeader, DEFAULT_MAX_RECORD};
 
 use super::server::{add_program, admit, serve_call, Admission, ReplyTo};
 use super::service::{answer, refusal};
@@ -475,7 +475,7 @@ impl Calls {
     ) {
         // Forget the calls that have completed.
         while self.tasks.try_join_next().is_some() {}
-        let Ok((Message::Call(header), args)) = Message::parse(&message) else {
+        let Some((header, args)) = CallHeader::parse(&message) else {
             // Not a call: nobody to answer.
             return;
         };
@@ -489,9 +489,7 @@ impl Calls {
                 let (imp, sink) = (Arc::clone(imp), sink.clone());
                 self.tasks.spawn(async move {
                     let serve = move || {
-                        let Ok((Message::Call(header), args)) = Message::parse(&message) else {
-                            return None;
-                        };
+                        let (header, args) = CallHeader::parse(&message)?;
                         let mut out = Vec::new();
                         let to = ReplyTo::Buffer {
                             out: &mut out,

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use marshal_core::Error;
 use wire_xdr::rpc::{
-    AcceptStat, Auth, CallHeader, Message, OpaqueAuth, RecordError, RecordReader, ReplyBody,
-    DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, RPC_VERSION,
+    AcceptStat, Auth, CallTemplate, Message, OpaqueAuth, RecordError, RecordReader, ReplyBody,
+    DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD,
 };
 use wire_xdr::{Decode, Encode};
 
@@ -49,7 +49,7 @@ pub struct Client {
     next_xid: u32,
     timeout: Duration,
     retry: Duration,
-    cred: Credential,
+    cred: CallTemplate,
     /// The encoding of the message being sent.
     scratch: Vec<u8>,
     /// Calls sent whose replies have not been taken.
@@ -145,7 +145,7 @@ impl Client {
             next_xid: xid_seed(),
             timeout: DEFAULT_TIMEOUT,
             retry: DEFAULT_RETRY,
-            cred: Credential::none(),
+            cred: CallTemplate::none(program, version),
             scratch: Vec::new(),
             outstanding: Vec::new(),
             stash: Vec::new(),
@@ -183,7 +183,7 @@ impl Client {
     /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
     /// bytes, more than 16 groups, a body over 400 bytes).
     pub fn set_auth(&mut self, auth: Auth) {
-        self.cred = Credential::new(&auth);
+        self.cred = call_template(self.program, self.version, &auth);
     }
 
     /// Caps the size of a record sent or received over TCP (64 MiB at first).
@@ -319,7 +319,7 @@ impl Client {
             return Err(broken());
         }
         let xid = self.take_xid();
-        let header = self.cred.header(xid, self.program, self.version, procedure);
+        let header = self.cred.header(xid, procedure);
         let msg = (&header, args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {
@@ -516,56 +516,23 @@ fn recv_within(
     }
 }
 
-/// The credential a client sends with its calls: a flavor and its encoded body, checked
-/// once when set (shared by [`Client`] and the async client).
-#[derive(Debug, Clone)]
-pub(super) struct Credential {
-    flavor: u32,
-    body: Vec<u8>,
-}
-
-impl Credential {
-    /// AUTH_NONE.
-    pub(super) fn none() -> Credential {
-        Credential {
-            flavor: wire_xdr::rpc::AUTH_NONE,
-            body: Vec::new(),
-        }
-    }
-
-    /// `auth`, encoded.
-    ///
-    /// # Panics
-    ///
-    /// If the credential breaks its flavor's limits (see [`Client::set_auth`]).
-    pub(super) fn new(auth: &Auth) -> Credential {
-        let body = auth
-            .body()
-            .unwrap_or_else(|e| panic!("credential out of limits: {e}"));
-        Credential {
-            flavor: auth.flavor(),
-            body,
-        }
-    }
-
-    /// The header of a call carrying this credential (and an AUTH_NONE verifier).
-    pub(super) fn header(
-        &self,
-        xid: u32,
-        program: u32,
-        version: u32,
-        procedure: u32,
-    ) -> CallHeader<'_> {
-        let header = CallHeader {
-            cred: OpaqueAuth {
-                flavor: self.flavor,
-                body: &self.body,
-            },
-            ..CallHeader::new(xid, program, version, procedure)
-        };
-        debug_assert_eq!(header.rpcvers, RPC_VERSION);
-        header
-    }
+/// The header template of calls to `program` `version` carrying `auth` (and an AUTH_NONE
+/// verifier): the credential encoded and checked once, when set (for [`Client`] and the
+/// async client).
+///
+/// # Panics
+///
+/// If the credential breaks its flavor's limits (see [`Client::set_auth`]).
+pub(super) fn call_template(program: u32, version: u32, auth: &Auth) -> CallTemplate {
+    let body = auth
+        .body()
+        .unwrap_or_else(|e| panic!("credential out of limits: {e}"));
+    let cred = OpaqueAuth {
+        flavor: auth.flavor(),
+        body: &body,
+    };
+    CallTemplate::new(program, version, cred)
+        .unwrap_or_else(|e| panic!("credential out of limits: {e}"))
 }
 
 fn broken() -> RpcError {

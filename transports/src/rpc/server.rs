@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use marshal_core::{Error, ErrorKind};
 use wire_xdr::rpc::{
-    AcceptStat, Auth, AuthStat, CallHeader, Message, OpaqueAuth, RecordReader, RejectedReply,
-    ReplyHeader, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, RPC_VERSION,
+    AcceptStat, Auth, AuthStat, CallHeader, OpaqueAuth, RecordReader, RejectedReply, ReplyHeader,
+    DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, RPC_VERSION,
 };
 use wire_xdr::{Decode, Encode};
 
@@ -661,7 +661,7 @@ pub(super) fn dispatch(
     to: ReplyTo<'_>,
     peer: SocketAddr,
 ) -> bool {
-    let Ok((Message::Call(header), args)) = Message::parse(message) else {
+    let Some((header, args)) = CallHeader::parse(message) else {
         return false;
     };
     match admit(programs, &header) {
