@@ -93,7 +93,8 @@ impl Drop for Inner {
 struct Settings {
     timeout: Duration,
     retry: Duration,
-    cred: Arc<CallTemplate>,
+    /// The header of the calls (program, version, credential), encoded once.
+    template: Arc<CallTemplate>,
 }
 
 #[derive(Debug)]
@@ -267,7 +268,7 @@ impl AsyncClient {
                 settings: Mutex::new(Settings {
                     timeout: DEFAULT_TIMEOUT,
                     retry: DEFAULT_RETRY,
-                    cred: Arc::new(CallTemplate::none(program, version)),
+                    template: Arc::new(CallTemplate::none(program, version)),
                 }),
                 pending,
                 conn,
@@ -313,8 +314,8 @@ impl AsyncClient {
     /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
     /// bytes, more than 16 groups, a body over 400 bytes).
     pub fn set_auth(&self, auth: Auth) {
-        let cred = Arc::new(call_template(self.inner.program, self.inner.version, &auth));
-        self.settings().cred = cred;
+        let template = Arc::new(call_template(self.inner.program, self.inner.version, &auth));
+        self.settings().template = template;
     }
 
     /// The program called.
@@ -405,10 +406,10 @@ impl AsyncClient {
         let Settings {
             timeout,
             retry,
-            cred,
+            template,
         } = self.settings().clone();
         let xid = self.inner.next_xid.fetch_add(1, Ordering::Relaxed);
-        let header = cred.header(xid, procedure);
+        let header = template.header(xid, procedure);
         let msg = (&header, args);
         let reply = match &self.inner.conn {
             Conn::Tcp { records, .. } => {

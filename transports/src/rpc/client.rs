@@ -49,7 +49,8 @@ pub struct Client {
     next_xid: u32,
     timeout: Duration,
     retry: Duration,
-    cred: CallTemplate,
+    /// The header of this client's calls (program, version, credential), encoded once.
+    template: CallTemplate,
     /// The encoding of the message being sent.
     scratch: Vec<u8>,
     /// Calls sent whose replies have not been taken.
@@ -145,7 +146,7 @@ impl Client {
             next_xid: xid_seed(),
             timeout: DEFAULT_TIMEOUT,
             retry: DEFAULT_RETRY,
-            cred: CallTemplate::none(program, version),
+            template: CallTemplate::none(program, version),
             scratch: Vec::new(),
             outstanding: Vec::new(),
             stash: Vec::new(),
@@ -183,7 +184,7 @@ impl Client {
     /// If the credential breaks its flavor's limits (an AUTH_SYS machine name over 255
     /// bytes, more than 16 groups, a body over 400 bytes).
     pub fn set_auth(&mut self, auth: Auth) {
-        self.cred = call_template(self.program, self.version, &auth);
+        self.template = call_template(self.program, self.version, &auth);
     }
 
     /// Caps the size of a record sent or received over TCP (64 MiB at first).
@@ -319,7 +320,7 @@ impl Client {
             return Err(broken());
         }
         let xid = self.take_xid();
-        let header = self.cred.header(xid, procedure);
+        let header = self.template.header(xid, procedure);
         let msg = (&header, args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {

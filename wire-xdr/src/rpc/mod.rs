@@ -1,6 +1,7 @@
-//! ONC RPC version 2 (RFC 5531) on the wire: call and reply headers, credentials, and record
-//! marking for byte streams. The transports (clients, servers, rpcbind) live in the
-//! `transports` crate; this module has no I/O beyond reading records from a `Read`.
+//! ONC RPC version 2 (RFC 5531) on the wire: call and reply headers (and a client's call
+//! header encoded once, [`CallTemplate`]), credentials, and record marking for byte streams.
+//! The transports (clients, servers, rpcbind) live in the `transports` crate; this module has
+//! no I/O beyond reading records from a `Read`.
 
 mod auth;
 mod call_template;
