@@ -109,16 +109,8 @@ impl<'de> Reader<'de> {
         if self.more.is_none() {
             self.buf.len() - self.pos
         } else {
-            self.remaining_arriving()
+            remaining_arriving(self.more, self.position())
         }
-    }
-
-    /// `remaining` of an arriving message.
-    #[cold]
-    #[inline(never)]
-    fn remaining_arriving(&self) -> usize {
-        self.more
-            .map_or(0, |more| more.message_len().saturating_sub(self.position()))
     }
 
     /// The bytes left, without consuming them (of an arriving message, those that have
@@ -140,56 +132,37 @@ impl<'de> Reader<'de> {
 
     /// Waits until at least `n` more bytes have arrived (an arriving message) and returns the
     /// longer `buf`; `None` if they cannot come (no more input, the message ends first, or
-    /// the source failed: [`Reader::eof`] says which). It takes `&self` and returns the new
-    /// `buf` in registers rather than storing it: a `&mut self` call, or a returned `Error`,
-    /// on the hot paths' cold branches would keep readers in memory and grow every inlined
-    /// length check.
-    #[cold]
-    #[inline(never)]
+    /// the source failed: [`Reader::eof`] says which). It returns the new `buf` in registers
+    /// rather than storing it, and like every cold path here it hands the out-of-line part
+    /// the fields it needs by value, not the reader's address: an address taken on the hot
+    /// paths' cold branches would keep readers in memory and grow every inlined length check.
+    #[inline(always)]
     fn arrived_for(&self, n: usize) -> Option<&'de [u8]> {
-        let more = self.more?;
-        let end = self.position().checked_add(n)?;
-        if end > more.message_len() {
-            return None;
-        }
-        let buf = more.fill(end).ok()?.get(self.base..)?;
-        (n <= buf.len().saturating_sub(self.pos)).then_some(buf)
+        arrived_for(self.more, self.base, self.pos, n)
     }
 
     /// An error of `kind` at the current position.
-    #[cold]
+    #[inline(always)]
     pub fn error(&self, kind: ErrorKind) -> Error {
         Error::new(kind, self.position())
     }
 
     /// An error of `kind` at `back` bytes before the current position (the start of a value
     /// just read).
-    #[cold]
+    #[inline(always)]
     pub fn error_back(&self, back: usize, kind: ErrorKind) -> Error {
         Error::new(kind, self.position().saturating_sub(back))
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Why `needed` more bytes are not there: the input ends, or an arriving message stopped.
+    #[inline(always)]
     fn eof(&self, needed: usize) -> Error {
-        if let Some(more) = self.more {
-            let arrived = more.arrived().len();
-            if self.position().saturating_add(needed) <= more.message_len() {
-                let what = format!(
-                    "the message stopped arriving after {arrived} of its {} bytes \
-                     ({needed} more needed here)",
-                    more.message_len()
-                );
-                return match more.io_error() {
-                    Some(io) => Error::io(what, io, Some(self.position())),
-                    None => self.error(ErrorKind::Custom(what)),
-                };
-            }
-        }
-        self.error(ErrorKind::UnexpectedEnd {
+        eof(
+            self.more,
+            self.position(),
+            self.buf.len() - self.pos,
             needed,
-            remaining: self.remaining(),
-        })
+        )
     }
 
     /// The next `n` bytes, borrowed from the input.
@@ -240,14 +213,9 @@ impl<'de> Reader<'de> {
     }
 
     /// `peek_array` when the bytes have not all arrived (or are not there at all).
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     fn peek_arriving<const N: usize>(&self) -> Result<[u8; N], Error> {
-        let s = self
-            .arrived_for(N)
-            .and_then(|buf| buf.get(self.pos..self.pos + N))
-            .ok_or_else(|| self.eof(N))?;
-        Ok(s.try_into().expect("length N"))
+        peek_arriving(self.more, self.base, self.pos, self.buf.len() - self.pos)
     }
 
     /// Skips `n` bytes that must all be zero (padding).
@@ -397,19 +365,9 @@ impl<'de> Reader<'de> {
         }
     }
 
-    #[cold]
+    #[inline(always)]
     fn empty_error(&self, n: usize, size: usize, bytes: Option<usize>) -> Error {
-        if size == 0 {
-            // Zero-sized elements: what is bounded is their number.
-            return self.error(ErrorKind::TooManyElements {
-                count: n as u64,
-                limit: self.empty as u64,
-            });
-        }
-        self.error(ErrorKind::TooMuchMemory {
-            needed: bytes.map_or(u64::MAX, |b| b as u64),
-            limit: self.empty as u64,
-        })
+        empty_error(self.empty, self.position(), n, size, bytes)
     }
 
     /// Reads `n` flat values: one copy when `swap` is false, else one pass that reverses the
@@ -430,7 +388,11 @@ impl<'de> Reader<'de> {
             }
         };
         if bytes > self.buf.len() - self.pos && self.more.is_some() {
-            return self.flat_vec_arriving(n, proof, swap);
+            // A copy of the reader goes out of line and comes back, so that this one's address
+            // is not taken.
+            let (v, r) = self.clone().flat_vec_arriving(n, proof, swap)?;
+            *self = r;
+            return Ok(v);
         }
         let src = self.take(bytes)?;
         let mut v: Vec<T> = Vec::with_capacity(n);
@@ -448,11 +410,11 @@ impl<'de> Reader<'de> {
     /// the input has justified.
     #[inline(never)]
     fn flat_vec_arriving<T>(
-        &mut self,
+        mut self,
         n: usize,
         proof: Flat<T>,
         swap: bool,
-    ) -> Result<Vec<T>, Error> {
+    ) -> Result<(Vec<T>, Self), Error> {
         let size = core::mem::size_of::<T>();
         let mut v: Vec<T> = Vec::with_capacity(n);
         let mut done = 0;
@@ -473,7 +435,7 @@ impl<'de> Reader<'de> {
         // SAFETY: `n <= capacity`, and the pieces filled elements `[0, n)` one after another,
         // each with every one of its bytes; `Flat<T>` proves any bytes form a valid T.
         unsafe { v.set_len(n) };
-        Ok(v)
+        Ok((v, self))
     }
 
     /// Reads `N` flat values into an array (same rules as [`Reader::flat_vec`]).
@@ -572,6 +534,86 @@ impl<'de> Reader<'de> {
             count => Err(self.error(ErrorKind::TrailingBytes { count })),
         }
     }
+}
+
+/// [`Reader::remaining`] of an arriving message at `position`.
+#[cold]
+#[inline(never)]
+fn remaining_arriving(more: Option<&dyn Refill>, position: usize) -> usize {
+    more.map_or(0, |more| more.message_len().saturating_sub(position))
+}
+
+/// [`Reader::arrived_for`] of a reader over `more` from `base`, at `pos` in its `buf`.
+#[cold]
+#[inline(never)]
+fn arrived_for(more: Option<&dyn Refill>, base: usize, pos: usize, n: usize) -> Option<&[u8]> {
+    let more = more?;
+    let end = base.checked_add(pos)?.checked_add(n)?;
+    if end > more.message_len() {
+        return None;
+    }
+    let buf = more.fill(end).ok()?.get(base..)?;
+    (n <= buf.len().saturating_sub(pos)).then_some(buf)
+}
+
+/// [`Reader::eof`] at `position`, with `rest` bytes left in the reader's `buf`.
+#[cold]
+#[inline(never)]
+fn eof(more: Option<&dyn Refill>, position: usize, rest: usize, needed: usize) -> Error {
+    if let Some(more) = more {
+        let arrived = more.arrived().len();
+        if position.saturating_add(needed) <= more.message_len() {
+            let what = format!(
+                "the message stopped arriving after {arrived} of its {} bytes \
+                 ({needed} more needed here)",
+                more.message_len()
+            );
+            return match more.io_error() {
+                Some(io) => Error::io(what, io, Some(position)),
+                None => Error::new(ErrorKind::Custom(what), position),
+            };
+        }
+    }
+    let remaining = match more {
+        None => rest,
+        Some(more) => more.message_len().saturating_sub(position),
+    };
+    Error::new(ErrorKind::UnexpectedEnd { needed, remaining }, position)
+}
+
+/// [`Reader::peek_arriving`] of a reader over `more` from `base`, at `pos` in its `buf`
+/// with `rest` bytes left there.
+#[cold]
+#[inline(never)]
+fn peek_arriving<const N: usize>(
+    more: Option<&dyn Refill>,
+    base: usize,
+    pos: usize,
+    rest: usize,
+) -> Result<[u8; N], Error> {
+    let s = arrived_for(more, base, pos, N)
+        .and_then(|buf| buf.get(pos..pos + N))
+        .ok_or_else(|| eof(more, base + pos, rest, N))?;
+    Ok(s.try_into().expect("length N"))
+}
+
+/// [`Reader::charge_empty`]'s error with `empty` bytes of the allowance left, at `position`.
+#[cold]
+#[inline(never)]
+fn empty_error(empty: u32, position: usize, n: usize, size: usize, bytes: Option<usize>) -> Error {
+    if size == 0 {
+        // Zero-sized elements: what is bounded is their number.
+        let kind = ErrorKind::TooManyElements {
+            count: n as u64,
+            limit: empty as u64,
+        };
+        return Error::new(kind, position);
+    }
+    let kind = ErrorKind::TooMuchMemory {
+        needed: bytes.map_or(u64::MAX, |b| b as u64),
+        limit: empty as u64,
+    };
+    Error::new(kind, position)
 }
 
 /// Where `data` starts in `owner`'s bytes, if it lies within them (so that slicing `owner`
