@@ -576,7 +576,7 @@ fn eof(more: Option<&dyn Refill>, position: usize, rest: usize, needed: usize) -
     }
     let remaining = match more {
         None => rest,
-        Some(more) => more.message_len().saturating_sub(position),
+        Some(_) => remaining_arriving(more, position),
     };
     Error::new(ErrorKind::UnexpectedEnd { needed, remaining }, position)
 }

@@ -1,11 +1,11 @@
 //! The header every call of one client shares, encoded once: a call's header is the template
 //! with its xid and procedure set, written as those two words and two 16-byte runs.
 
-use marshal_core::{Error, ErrorKind, SizeClass, Writer};
+use marshal_core::{Error, SizeClass, Writer};
 
-use super::auth::{OpaqueAuth, AUTH_NONE, MAX_AUTH_BYTES};
-use super::msg::{CallHeader, RPC_VERSION};
-use crate::{padding, Encode};
+use super::auth::OpaqueAuth;
+use super::msg::CallHeader;
+use crate::Encode;
 
 /// The call header of one program version with one credential and an AUTH_NONE verifier,
 /// encoded once. [`CallTemplate::header`] makes a call's header from it: the template's
@@ -24,7 +24,7 @@ pub struct CallTemplate {
     /// The header's ten fixed words, xid and procedure zero: xid, `CALL`, rpcvers, program,
     /// version, procedure, the credential's flavor and length, then the verifier (AUTH_NONE,
     /// empty). A credential's body goes between the first 32 bytes and the last 8.
-    words: [[u8; 4]; 10],
+    head: [u8; 40],
     /// The credential's body with its padding (empty for AUTH_NONE).
     cred_body: Vec<u8>,
 }
@@ -32,14 +32,12 @@ pub struct CallTemplate {
 impl CallTemplate {
     /// The template of calls to `program` `version` with an AUTH_NONE credential.
     pub fn none(program: u32, version: u32) -> CallTemplate {
-        CallTemplate {
-            words: words(program, version, AUTH_NONE, 0),
-            cred_body: Vec::new(),
-        }
+        CallTemplate::new(program, version, OpaqueAuth::NONE)
+            .expect("an empty credential body is within MAX_AUTH_BYTES")
     }
 
     /// The template of calls to `program` `version` with the credential `cred`, whose body
-    /// may hold at most [`MAX_AUTH_BYTES`].
+    /// may hold at most [`MAX_AUTH_BYTES`](crate::rpc::MAX_AUTH_BYTES).
     ///
     /// ```
     /// use wire_xdr::rpc::{Auth, CallTemplate, OpaqueAuth};
@@ -52,23 +50,18 @@ impl CallTemplate {
     /// # Ok::<(), wire_xdr::Error>(())
     /// ```
     pub fn new(program: u32, version: u32, cred: OpaqueAuth<'_>) -> Result<CallTemplate, Error> {
-        let n = cred.body.len();
-        if n > MAX_AUTH_BYTES {
-            let kind = ErrorKind::LengthTooLarge {
-                len: n as u64,
-                max: MAX_AUTH_BYTES as u64,
-            };
-            // Where `CallHeader`'s encoding reports it: the credential starts at byte 24.
-            return Err(Error::new(kind, 24).in_field("cred"));
-        }
-        let mut cred_body = Vec::with_capacity(n + padding(n));
-        cred_body.extend_from_slice(cred.body);
-        cred_body.resize(n + padding(n), 0);
-        Ok(CallTemplate {
-            // `n <= MAX_AUTH_BYTES`: it fits a `u32`.
-            words: words(program, version, cred.flavor, n as u32),
-            cred_body,
-        })
+        // The header's own encoding, xid and procedure zero: its checks, errors and padding.
+        let header = CallHeader {
+            cred,
+            ..CallHeader::new(0, program, version, 0)
+        };
+        let mut bytes = crate::to_vec(&header)?;
+        let verf = bytes.split_off(bytes.len() - 8);
+        let cred_body = bytes.split_off(32);
+        let mut head = [0; 40];
+        head[..32].copy_from_slice(&bytes);
+        head[32..].copy_from_slice(&verf);
+        Ok(CallTemplate { head, cred_body })
     }
 
     /// The header of the call `xid` of `procedure`.
@@ -80,24 +73,6 @@ impl CallTemplate {
             procedure,
         }
     }
-}
-
-/// The ten words of a header with the credential `flavor` of a body of `len` bytes, xid and
-/// procedure zero.
-fn words(program: u32, version: u32, flavor: u32, len: u32) -> [[u8; 4]; 10] {
-    [
-        0,
-        0,
-        RPC_VERSION,
-        program,
-        version,
-        0,
-        flavor,
-        len,
-        AUTH_NONE,
-        0,
-    ]
-    .map(u32::to_be_bytes)
 }
 
 /// A call's header made from a [`CallTemplate`] (by [`CallTemplate::header`]): it encodes as
@@ -117,46 +92,38 @@ impl Encode for TemplateHeader<'_> {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        let words = &self.template.words;
-        // Words 1-4 and 6-9 of the header as two 16-byte runs (one load and store each).
-        let run = |from: usize| -> [u8; 16] {
-            let mut b = [0; 16];
-            for (d, s) in b.chunks_exact_mut(4).zip(&words[from..from + 4]) {
-                d.copy_from_slice(s);
-            }
-            b
-        };
+        let head = &self.template.head;
+        // Bytes `at..at + N` of the template (one load each; the ranges are constants).
+        fn part<const N: usize>(head: &[u8; 40], at: usize) -> [u8; N] {
+            head[at..at + N].try_into().expect("N bytes")
+        }
         let (xid, procedure) = (self.xid.to_be_bytes(), self.procedure.to_be_bytes());
         let body = &self.template.cred_body;
         if body.is_empty() {
             // AUTH_NONE (or a flavor without a body): the ten words in one fixed segment,
-            // whose writes need no checks.
+            // whose writes need no checks: xid, words 1-4 as one run, the procedure, words 6-9.
             return w.chunk(40, |w| {
                 w.put(xid)?;
-                w.put(run(1))?;
+                w.put(part::<16>(head, 4))?;
                 w.put(procedure)?;
-                w.put(run(6))
+                w.put(part::<16>(head, 24))
             });
         }
         w.chunk(32, |w| {
             w.put(xid)?;
-            w.put(run(1))?;
+            w.put(part::<16>(head, 4))?;
             w.put(procedure)?;
-            w.put(words[6])?;
-            w.put(words[7])
+            w.put(part::<8>(head, 24))
         })?;
         w.put_slice(body)?;
-        w.chunk(8, |w| {
-            w.put(words[8])?;
-            w.put(words[9])
-        })
+        w.put(part::<8>(head, 32))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::{Auth, Message};
+    use crate::rpc::{Auth, Message, AUTH_NONE, MAX_AUTH_BYTES};
 
     #[test]
     fn encodes_as_the_call_header_of_the_same_fields() {
