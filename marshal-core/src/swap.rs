@@ -134,7 +134,7 @@ pub(crate) fn copy_slice_in(known: Known, dst: &mut [MaybeUninit<u8>], src: &[u8
         // SAFETY: the only precondition of calling this `#[target_feature(enable = "avx2")]`
         // function is that the CPU supports AVX2, which `short_avx2` found known or detected
         // at run time just above; everything else is enforced by its safe signature.
-        unsafe { x86::copy_short_avx2(dst, src) };
+        unsafe { x86::copy_short_avx2_only(dst, src) };
         return;
     }
     copy(dst, src);
@@ -723,6 +723,21 @@ pub(crate) mod x86 {
             65..=128 => copy_ends_avx2::<2>(dst, src),
             _ => copy_ends_avx2::<4>(dst, src),
         }
+    }
+
+    /// [`copy_short_avx2`] for a caller that has no use for the minimum: returns nothing, so
+    /// a caller compiled without AVX2, which calls it out of line, keeps no 32-byte aligned
+    /// slot for a returned vector (and no stack realignment in its prologue).
+    ///
+    /// Requires AVX2 (hence `unsafe` to call from code without that feature).
+    ///
+    /// # Panics
+    ///
+    /// As [`copy_short_avx2`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn copy_short_avx2_only(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+        copy_short_avx2(dst, src);
     }
 
     /// Copies the first `V` and the last `V` 32-byte vectors of `src` into `dst` (which cover
