@@ -541,6 +541,42 @@ pub fn append_to_vec(
     Ok(())
 }
 
+/// Appends an encoding to `out` in one pass, without measuring it, when it fits in the first
+/// `limit` bytes of `out`'s spare capacity: `f` writes there, and on success what it wrote
+/// becomes part of `out` and its length is returned. When `f` fails (too little room, or any
+/// other error) `out` is left as it was and `None` is returned: the caller measures, which
+/// gives the exact length to reserve or the genuine error. Nothing is allocated here.
+///
+/// ```
+/// use marshal_core::writer::append_in_place;
+/// let mut out = Vec::with_capacity(8);
+/// assert_eq!(append_in_place(&mut out, 64, |w| w.put([1, 2, 3])), Some(3));
+/// assert_eq!(out, [1, 2, 3]);
+/// // No room (at most 5 more bytes may be written here): nothing changes.
+/// assert_eq!(append_in_place(&mut out, 64, |w| w.put([9; 6])), None);
+/// assert_eq!(append_in_place(&mut out, 2, |w| w.put([9; 3])), None);
+/// assert_eq!(out, [1, 2, 3]);
+/// ```
+#[inline]
+pub fn append_in_place(
+    out: &mut Vec<u8>,
+    limit: usize,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), Error>,
+) -> Option<usize> {
+    let start = out.len();
+    let spare = out.spare_capacity_mut();
+    let room = spare.len().min(limit);
+    let mut w = Writer::new(&mut spare[..room], 0);
+    f(&mut w).ok()?;
+    let len = w.pos;
+    // SAFETY: `len <= room <= capacity - start`: the writer never advances `pos` past its
+    // buffer, which is the first `room` bytes of the spare capacity. It only ever advances
+    // `pos` over bytes it has written (see `append_to_vec`), so the `len` bytes after `start`
+    // are initialised.
+    unsafe { out.set_len(start + len) };
+    Some(len)
+}
+
 /// Writes an encoding of exactly `len` bytes through `spill`: slices of at least
 /// `spill.threshold()` bytes (octet sequences, arrays in the host byte order) are handed to
 /// it where they lie in the value being encoded, the rest is gathered in `scratch` between
@@ -1023,6 +1059,54 @@ mod tests {
         let mut arr = [0u8; 2];
         let mut s: &mut [u8] = &mut arr;
         assert!(write_to_buf_mut(&mut s, 3, |w| w.put([1, 2, 3])).is_err());
+    }
+
+    #[test]
+    fn in_place_appends_only_what_fits_and_succeeds() {
+        let bytes: Vec<u8> = (0..100).collect();
+        let mut v: Vec<u8> = Vec::with_capacity(16);
+        v.extend_from_slice(&[7, 8]);
+        let room = v.capacity() - 2;
+        // Exactly the room: appended after what was there.
+        assert_eq!(
+            append_in_place(&mut v, usize::MAX, |w| w.put_slice(&bytes[..room])),
+            Some(room)
+        );
+        assert_eq!(v[..2], [7, 8]);
+        assert_eq!(v[2..], bytes[..room]);
+        let before = v.clone();
+        v.reserve(32);
+        let room = v.capacity() - v.len();
+        // One byte more than the room, or than the limit: nothing is committed, even though
+        // the first segment was written into the spare capacity.
+        let two = |n: usize| {
+            let bytes = &bytes;
+            move |w: &mut Writer<'_>| {
+                w.put([1])?;
+                w.put_slice(&bytes[..n - 1])
+            }
+        };
+        assert_eq!(append_in_place(&mut v, usize::MAX, two(room + 1)), None);
+        assert_eq!(append_in_place(&mut v, 10, two(11)), None);
+        assert_eq!(v, before);
+        assert_eq!(append_in_place(&mut v, 10, two(10)), Some(10));
+        assert_eq!(v.len(), before.len() + 10);
+        // An error of the encoder's own: nothing committed either.
+        let failing = |w: &mut Writer<'_>| {
+            w.put([1, 2, 3])?;
+            Err(w.error(ErrorKind::Custom("no".into())))
+        };
+        let len = v.len();
+        assert_eq!(append_in_place(&mut v, usize::MAX, failing), None);
+        assert_eq!(v.len(), len);
+        // No spare capacity at all: nothing is allocated, and an empty encoding still fits.
+        let mut empty = Vec::new();
+        assert_eq!(
+            append_in_place(&mut empty, usize::MAX, |w| w.put([1])),
+            None
+        );
+        assert_eq!(append_in_place(&mut empty, usize::MAX, |_| Ok(())), Some(0));
+        assert_eq!(empty.capacity(), 0);
     }
 
     #[test]
