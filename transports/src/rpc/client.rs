@@ -13,7 +13,7 @@ use wire_xdr::rpc::{
 use wire_xdr::{Decode, Encode};
 
 use super::error::timed_out;
-use super::framing::{encode_datagram, write_record};
+use super::framing::{encode_datagram, write_call};
 use super::{Protocol, RpcError};
 use crate::io_util::{busy_budget, BusyRead};
 
@@ -320,18 +320,26 @@ impl Client {
             return Err(broken());
         }
         let xid = self.take_xid();
-        let header = self.template.header(xid, procedure);
-        let msg = (&header, args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {
-                let sent = write_record(stream, &mut self.scratch, self.max_record, &msg);
+                let (template, max) = (&self.template, self.max_record);
+                let sent = write_call(
+                    stream,
+                    &mut self.scratch,
+                    max,
+                    template,
+                    xid,
+                    procedure,
+                    args,
+                );
                 if let Err(RpcError::Io(_) | RpcError::Marshal { sent: true, .. }) = sent {
                     self.broken = true;
                 }
                 sent?;
             }
             Conn::Udp { socket, .. } => {
-                encode_datagram(&mut self.scratch, MAX_DATAGRAM, &msg)?;
+                let header = self.template.header(xid, procedure);
+                encode_datagram(&mut self.scratch, MAX_DATAGRAM, &(&header, args))?;
                 socket.send(&self.scratch)?;
             }
         }

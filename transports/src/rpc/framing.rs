@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
-use marshal_core::writer::{append_to_vec, write_spilling};
+use marshal_core::writer::{append_in_place, append_to_vec, write_spilling, Writer};
 use marshal_core::DEFAULT_MAX_DEPTH;
-use wire_xdr::rpc::record_mark;
+use wire_xdr::rpc::{record_mark, CallTemplate};
 use wire_xdr::Encode;
 
 use super::RpcError;
@@ -15,10 +15,11 @@ use crate::io_util::{SocketSpill, SpillError, VECTORED_MIN};
 const SCRATCH_KEEP: usize = 1 << 20;
 
 /// Sends `msg` (a header and its body, e.g. `(&CallHeader, &args)`) as one record of one
-/// fragment, of at most `max` bytes: measured first, encoded into `scratch` except for
+/// fragment, of at most `max` bytes. A record shorter than the vectored-write threshold that
+/// fits in `scratch`'s room is encoded there in one pass, its mark filled in after, and sent
+/// with one write. Otherwise it is measured first, then encoded into `scratch` except for
 /// octet runs of 16 KiB or more, which go to `stream` with vectored writes from where they
-/// lie (a shorter record is encoded whole and sent with one write). On failure,
-/// `Marshal { sent: true }` or `Io` mean the stream is broken.
+/// lie. On failure, `Marshal { sent: true }` or `Io` mean the stream is broken.
 ///
 /// ```
 /// use transports::rpc::write_record;
@@ -31,6 +32,100 @@ const SCRATCH_KEEP: usize = 1 << 20;
 /// ```
 #[inline]
 pub fn write_record<W: Write, M: Encode + ?Sized>(
+    stream: &mut W,
+    scratch: &mut Vec<u8>,
+    max: usize,
+    msg: &M,
+) -> Result<(), RpcError> {
+    match write_in_place(stream, scratch, max, |w| msg.encode(w)) {
+        Some(sent) => sent,
+        None => write_record_measured(stream, scratch, max, msg),
+    }
+}
+
+/// Sends a call as one record, as [`write_record`] of `(&template.header(xid, procedure),
+/// args)` does, but without the header ever taking an address on the way that is common
+/// (a short record written in one pass): the way [`Client`](super::Client) sends its calls.
+///
+/// ```
+/// use transports::rpc::{write_call, write_record};
+/// use wire_xdr::rpc::CallTemplate;
+/// let template = CallTemplate::none(0x2000_0001, 1);
+/// let (mut wire, mut scratch) = (Vec::new(), Vec::new());
+/// write_call(&mut wire, &mut scratch, 1 << 20, &template, 7, 2, "hi")?;
+/// let mut same = Vec::new();
+/// write_record(&mut same, &mut scratch, 1 << 20, &(&template.header(7, 2), "hi"))?;
+/// assert_eq!(wire, same);
+/// # Ok::<(), transports::rpc::RpcError>(())
+/// ```
+#[inline]
+pub fn write_call<W: Write, A: Encode + ?Sized>(
+    stream: &mut W,
+    scratch: &mut Vec<u8>,
+    max: usize,
+    template: &CallTemplate,
+    xid: u32,
+    procedure: u32,
+    args: &A,
+) -> Result<(), RpcError> {
+    let header = template.header(xid, procedure);
+    match write_in_place(stream, scratch, max, |w| {
+        header.encode(w)?;
+        args.encode(w)
+    }) {
+        Some(sent) => sent,
+        None => write_call_measured(stream, scratch, max, template, xid, procedure, args),
+    }
+}
+
+/// [`write_call`]'s way when the one pass did not do: its header made again here, in the
+/// cold path, so that the common one keeps it in registers.
+#[cold]
+#[inline(never)]
+fn write_call_measured<W: Write, A: Encode + ?Sized>(
+    stream: &mut W,
+    scratch: &mut Vec<u8>,
+    max: usize,
+    template: &CallTemplate,
+    xid: u32,
+    procedure: u32,
+    args: &A,
+) -> Result<(), RpcError> {
+    let header = template.header(xid, procedure);
+    write_record_measured(stream, scratch, max, &(&header, args))
+}
+
+/// The one pass of [`write_record`]: when a record of at most `max` bytes and shorter than
+/// the vectored-write threshold fits in `scratch`'s room, `body` is encoded there behind
+/// four zeros that hold the record mark's place, the mark is filled in and the record is
+/// sent with one write; the outcome of that write is returned. `None` (nothing sent) when it
+/// did not fit or failed to encode: the caller then measures, which reserves room or finds
+/// the genuine error. No slice of a record this short reaches the threshold, so nothing that
+/// would have been spilled is copied.
+#[inline(always)]
+fn write_in_place<W: Write>(
+    stream: &mut W,
+    scratch: &mut Vec<u8>,
+    max: usize,
+    body: impl FnOnce(&mut Writer<'_>) -> Result<(), marshal_core::Error>,
+) -> Option<Result<(), RpcError>> {
+    scratch.clear();
+    let limit = (VECTORED_MIN - 1).min(max.saturating_add(4));
+    let written = append_in_place(scratch, limit, |w| {
+        w.put([0; 4])?;
+        body(w)
+    })?;
+    let mark = record_mark(written.checked_sub(4)?).ok()?;
+    *scratch.first_chunk_mut::<4>()? = mark;
+    Some(stream.write_all(scratch).map_err(RpcError::Io))
+}
+
+/// [`write_record`] of a record that did not fit in `scratch`'s room in one pass (or failed
+/// to encode there): measured first, then encoded whole into `scratch` when it is short, or
+/// through [`write_record_spilling`]. Out of line, so that the one pass inlines alone.
+#[cold]
+#[inline(never)]
+fn write_record_measured<W: Write, M: Encode + ?Sized>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
     max: usize,
@@ -220,6 +315,123 @@ mod tests {
         assert!(
             matches!(&e, RpcError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe),
             "{e}"
+        );
+    }
+
+    /// The record `write_record` must send for `msg`: its mark, then its encoding.
+    fn record_of<M: Encode + ?Sized>(msg: &M) -> Vec<u8> {
+        let body = wire_xdr::to_vec(msg).unwrap();
+        let mut record = record_mark(body.len()).unwrap().to_vec();
+        record.extend_from_slice(&body);
+        record
+    }
+
+    /// Sends one message with a scratch buffer, and gives the record it must have sent.
+    type SendOne<'a> = dyn Fn(&mut Recorder, &mut Vec<u8>) -> Result<Vec<u8>, RpcError> + 'a;
+
+    #[test]
+    fn one_pass_or_measured_the_record_is_the_same() {
+        let template = CallTemplate::none(0x2000_0001, 1);
+        let name = "x".repeat(300);
+        let header = template.header(9, 4);
+        let msgs: [&SendOne<'_>; 3] = [
+            &|out, scratch| {
+                let msg = (&header, &(1u32, "abc", [5i32; 3].as_slice()));
+                write_record(out, scratch, 1 << 20, &msg).map(|()| record_of(&msg))
+            },
+            &|out, scratch| {
+                let msg = (&header, &(name.as_str(), ()));
+                write_record(out, scratch, 1 << 20, &msg).map(|()| record_of(&msg))
+            },
+            &|out, scratch| {
+                let args = (7u64, name.as_str());
+                write_call(out, scratch, 1 << 20, &template, 9, 4, &args)
+                    .map(|()| record_of(&(&header, &args)))
+            },
+        ];
+        for (i, send) in msgs.iter().enumerate() {
+            // No room, too little, exactly enough and plenty (one pass), stale bytes first.
+            for capacity in [0, 3, 44, 60, 370, 4096] {
+                let mut scratch = Vec::with_capacity(capacity);
+                scratch.extend_from_slice(&[0xee; 3][..capacity.min(3)]);
+                let mut out = Recorder::default();
+                let want = send(&mut out, &mut scratch).unwrap();
+                assert_eq!(out.bytes, want, "message {i}, capacity {capacity}");
+                assert_eq!(out.slices.len(), 1, "message {i}, capacity {capacity}");
+                // Sent again with the room the first send left: the same record.
+                let mut again = Recorder::default();
+                send(&mut again, &mut scratch).unwrap();
+                assert_eq!(again.bytes, want, "message {i}, capacity {capacity}, again");
+            }
+        }
+    }
+
+    /// A value whose measuring and encoding fail, each with its own message.
+    struct Refuses;
+
+    impl Encode for Refuses {
+        const SIZE: marshal_core::SizeClass = marshal_core::SizeClass::Unbounded;
+        fn encoded_len(&self, _: u32) -> Result<usize, marshal_core::Error> {
+            Err(marshal_core::Error::without_offset(
+                marshal_core::ErrorKind::Custom("measured: no".into()),
+            ))
+        }
+        fn encode(&self, w: &mut Writer<'_>) -> Result<(), marshal_core::Error> {
+            w.put([1, 2])?;
+            Err(w.error(marshal_core::ErrorKind::Custom("encoded: no".into())))
+        }
+    }
+
+    #[test]
+    fn with_room_the_limits_and_errors_are_the_measured_ones() {
+        let mut scratch = Vec::with_capacity(1 << 16);
+        let mut out = Recorder::default();
+        // Room for it in one pass, but over `max`: too large, with its exact length.
+        let e = write_record(&mut out, &mut scratch, 10, &(1u32, 2u32, 3u32)).unwrap_err();
+        assert!(matches!(e, RpcError::TooLarge { len: 12, max: 10 }), "{e}");
+        write_record(&mut out, &mut scratch, 12, &(1u32, 2u32, 3u32)).unwrap();
+        assert_eq!(out.bytes, record_of(&(1u32, 2u32, 3u32)));
+        // An encoder that fails: the error is the one measuring gives, as without room.
+        let mut out = Recorder::default();
+        let e = write_record(&mut out, &mut scratch, 1 << 20, &(7u32, Refuses)).unwrap_err();
+        assert!(
+            matches!(&e, RpcError::Marshal { error, sent: false } if error.to_string().contains("measured: no")),
+            "{e}"
+        );
+        let template = CallTemplate::none(1, 2);
+        let e = write_call(&mut out, &mut scratch, 1 << 20, &template, 1, 2, &Refuses);
+        assert!(
+            matches!(&e, Err(RpcError::Marshal { sent: false, .. })),
+            "{e:?}"
+        );
+        assert!(out.bytes.is_empty());
+    }
+
+    #[test]
+    fn with_room_large_opaque_arguments_still_go_out_from_the_callers_memory() {
+        // A scratch left large by an earlier record does not make a long one go in one pass.
+        let data = vec![7u8; VECTORED_MIN];
+        let mut scratch = Vec::with_capacity(1 << 20);
+        let template = CallTemplate::none(1, 2);
+        let mut out = Recorder::default();
+        write_call(
+            &mut out,
+            &mut scratch,
+            1 << 20,
+            &template,
+            3,
+            4,
+            data.as_slice(),
+        )
+        .unwrap();
+        assert!(
+            out.slices.contains(&(data.as_ptr() as usize, data.len())),
+            "the data was copied: {:?}",
+            out.slices
+        );
+        assert_eq!(
+            out.bytes,
+            record_of(&(&template.header(3, 4), data.as_slice()))
         );
     }
 
