@@ -199,13 +199,30 @@ pub(crate) fn encode_record<M: Encode + ?Sized>(
     .map_err(|error| RpcError::Marshal { error, sent: false })
 }
 
-/// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first).
+/// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first): in one
+/// pass when it fits in `buf`'s room (a buffer used for the datagrams before has it),
+/// otherwise measured first, which also finds the genuine error or length of one that fails.
 pub(crate) fn encode_datagram<M: Encode + ?Sized>(
     buf: &mut Vec<u8>,
     max: usize,
     msg: &M,
 ) -> Result<(), RpcError> {
     buf.clear();
+    if append_in_place(buf, max, |w| msg.encode(w)).is_some() {
+        return Ok(());
+    }
+    encode_datagram_measured(buf, max, msg)
+}
+
+/// [`encode_datagram`] of a message that did not fit in `buf`'s room in one pass (or failed
+/// to encode there). Out of line, so that the one pass inlines alone.
+#[cold]
+#[inline(never)]
+fn encode_datagram_measured<M: Encode + ?Sized>(
+    buf: &mut Vec<u8>,
+    max: usize,
+    msg: &M,
+) -> Result<(), RpcError> {
     let len = msg
         .encoded_len(DEFAULT_MAX_DEPTH)
         .map_err(|error| RpcError::Marshal { error, sent: false })?;
@@ -287,6 +304,19 @@ mod tests {
         assert_eq!(buf, [0, 0, 0, 1]);
         let e = encode_record(&mut buf, 3, &1u32).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
+        // With room for the one pass: the same limits and errors.
+        let mut buf = Vec::with_capacity(64);
+        let e = encode_datagram(&mut buf, 7, &(1u32, 2u32)).unwrap_err();
+        assert!(matches!(e, RpcError::TooLarge { len: 8, max: 7 }), "{e}");
+        let e = encode_datagram(&mut buf, 64, &(1u32, Refuses)).unwrap_err();
+        assert!(
+            matches!(&e, RpcError::Marshal { error, sent: false } if error.to_string().contains("measured: no")),
+            "{e}"
+        );
+        buf.extend_from_slice(&[9; 5]);
+        encode_datagram(&mut buf, 8, &(1u32, 2u32)).unwrap();
+        assert_eq!(buf, [0, 0, 0, 1, 0, 0, 0, 2]);
+        assert_eq!(buf.capacity(), 64, "encoded where it was");
     }
 
     /// A stream whose writes fail.
