@@ -44,8 +44,9 @@ pub fn write_record<W: Write, M: Encode + ?Sized>(
 }
 
 /// Sends a call as one record, as [`write_record`] of `(&template.header(xid, procedure),
-/// args)` does, but without the header ever taking an address on the way that is common
-/// (a short record written in one pass): the way [`Client`](super::Client) sends its calls.
+/// args)` does, with the header made inside: on the common way (a short record written in one
+/// pass) it stays in registers and never needs an address. The way
+/// [`Client`](super::Client) sends its calls.
 ///
 /// ```
 /// use transports::rpc::{write_call, write_record};
