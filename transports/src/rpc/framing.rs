@@ -5,7 +5,7 @@ use std::io::Write;
 
 use marshal_core::writer::{append_in_place, append_to_vec, write_spilling, Writer};
 use marshal_core::DEFAULT_MAX_DEPTH;
-use wire_xdr::rpc::{record_mark, CallTemplate};
+use wire_xdr::rpc::{record_mark, CallTemplate, TemplateHeader};
 use wire_xdr::Encode;
 
 use super::RpcError;
@@ -75,24 +75,22 @@ pub fn write_call<W: Write, A: Encode + ?Sized>(
         args.encode(w)
     }) {
         Some(sent) => sent,
-        None => write_call_measured(stream, scratch, max, template, xid, procedure, args),
+        None => write_call_measured(stream, scratch, max, header, args),
     }
 }
 
-/// [`write_call`]'s way when the one pass did not do: its header made again here, in the
-/// cold path, so that the common one keeps it in registers.
+/// [`write_call`]'s way when the one pass did not do. The header comes by value (two words
+/// and a pointer, in registers) and only this cold path takes its address, so that the
+/// common one keeps it in registers.
 #[cold]
 #[inline(never)]
 fn write_call_measured<W: Write, A: Encode + ?Sized>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
     max: usize,
-    template: &CallTemplate,
-    xid: u32,
-    procedure: u32,
+    header: TemplateHeader<'_>,
     args: &A,
 ) -> Result<(), RpcError> {
-    let header = template.header(xid, procedure);
     write_record_measured(stream, scratch, max, &(&header, args))
 }
 
