@@ -473,9 +473,8 @@ pub mod rpc {
     #[cfg(feature = "transports")]
     #[cfg_attr(docsrs, doc(cfg(feature = "transports")))]
     pub use transports::rpc::{
-        rpcbind, write_call, write_record, Call, Client, Program, Protocol, RpcError, Server,
-        ServerHandle, DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM,
-        MAX_RETRY,
+        rpcbind, write_record, Call, Client, Program, Protocol, RpcError, Server, ServerHandle,
+        DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY,
     };
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]

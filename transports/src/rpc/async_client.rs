@@ -428,7 +428,7 @@ impl AsyncClient {
             }
             Conn::Udp { socket, .. } => {
                 let mut datagram = Vec::new();
-                encode_datagram(&mut datagram, MAX_DATAGRAM, &msg)?;
+                encode_datagram(&mut datagram, MAX_DATAGRAM, msg)?;
                 let (mut rx, _guard) = self.inner.pending.register(xid)?;
                 let deadline = tokio::time::Instant::now() + timeout;
                 let mut wait = retry;

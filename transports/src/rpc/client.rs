@@ -13,7 +13,7 @@ use wire_xdr::rpc::{
 use wire_xdr::{Decode, Encode};
 
 use super::error::timed_out;
-use super::framing::{encode_datagram, write_call};
+use super::framing::{encode_datagram, write_record};
 use super::{Protocol, RpcError};
 use crate::io_util::{busy_budget, BusyRead};
 
@@ -320,26 +320,18 @@ impl Client {
             return Err(broken());
         }
         let xid = self.take_xid();
+        // The header by value: on the common path it stays in registers.
+        let msg = (self.template.header(xid, procedure), args);
         match &mut self.conn {
             Conn::Tcp { stream, .. } => {
-                let (template, max) = (&self.template, self.max_record);
-                let sent = write_call(
-                    stream,
-                    &mut self.scratch,
-                    max,
-                    template,
-                    xid,
-                    procedure,
-                    args,
-                );
+                let sent = write_record(stream, &mut self.scratch, self.max_record, msg);
                 if let Err(RpcError::Io(_) | RpcError::Marshal { sent: true, .. }) = sent {
                     self.broken = true;
                 }
                 sent?;
             }
             Conn::Udp { socket, .. } => {
-                let header = self.template.header(xid, procedure);
-                encode_datagram(&mut self.scratch, MAX_DATAGRAM, &(&header, args))?;
+                encode_datagram(&mut self.scratch, MAX_DATAGRAM, msg)?;
                 socket.send(&self.scratch)?;
             }
         }

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use marshal_core::writer::{append_in_place, append_to_vec, write_spilling, Writer};
 use marshal_core::DEFAULT_MAX_DEPTH;
-use wire_xdr::rpc::{record_mark, CallTemplate, TemplateHeader};
+use wire_xdr::rpc::record_mark;
 use wire_xdr::Encode;
 
 use super::RpcError;
@@ -21,77 +21,35 @@ const SCRATCH_KEEP: usize = 1 << 20;
 /// octet runs of 16 KiB or more, which go to `stream` with vectored writes from where they
 /// lie. On failure, `Marshal { sent: true }` or `Io` mean the stream is broken.
 ///
+/// `msg` is taken by value (a reference is a value too): only the measured path, out of line,
+/// takes its address, so a message made for the call, such as a `Copy` header beside a
+/// reference to the arguments, stays in registers on the common path.
+///
 /// ```
 /// use transports::rpc::write_record;
-/// use wire_xdr::rpc::{CallHeader, RecordReader};
+/// use wire_xdr::rpc::{CallHeader, CallTemplate, RecordReader};
 /// let (mut wire, mut scratch) = (Vec::new(), Vec::new());
 /// write_record(&mut wire, &mut scratch, 1 << 20, &(&CallHeader::new(1, 2, 3, 4), &7u32))?;
 /// assert_eq!(wire.len(), 4 + 40 + 4);
 /// assert_eq!(RecordReader::new().read_record(&mut &wire[..]).unwrap().len(), 44);
+/// // The same call's header from a client's template, with the message passed by value.
+/// let mut again = Vec::new();
+/// let template = CallTemplate::none(2, 3);
+/// write_record(&mut again, &mut scratch, 1 << 20, (template.header(1, 4), &7u32))?;
+/// assert_eq!(again, wire);
 /// # Ok::<(), transports::rpc::RpcError>(())
 /// ```
 #[inline]
-pub fn write_record<W: Write, M: Encode + ?Sized>(
+pub fn write_record<W: Write, M: Encode>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
     max: usize,
-    msg: &M,
+    msg: M,
 ) -> Result<(), RpcError> {
     match write_in_place(stream, scratch, max, |w| msg.encode(w)) {
         Some(sent) => sent,
         None => write_record_measured(stream, scratch, max, msg),
     }
-}
-
-/// Sends a call as one record, as [`write_record`] of `(&template.header(xid, procedure),
-/// args)` does, with the header made inside: on the common way (a short record written in one
-/// pass) it stays in registers and never needs an address. The way
-/// [`Client`](super::Client) sends its calls.
-///
-/// ```
-/// use transports::rpc::{write_call, write_record};
-/// use wire_xdr::rpc::CallTemplate;
-/// let template = CallTemplate::none(0x2000_0001, 1);
-/// let (mut wire, mut scratch) = (Vec::new(), Vec::new());
-/// write_call(&mut wire, &mut scratch, 1 << 20, &template, 7, 2, "hi")?;
-/// let mut same = Vec::new();
-/// write_record(&mut same, &mut scratch, 1 << 20, &(&template.header(7, 2), "hi"))?;
-/// assert_eq!(wire, same);
-/// # Ok::<(), transports::rpc::RpcError>(())
-/// ```
-#[inline]
-pub fn write_call<W: Write, A: Encode + ?Sized>(
-    stream: &mut W,
-    scratch: &mut Vec<u8>,
-    max: usize,
-    template: &CallTemplate,
-    xid: u32,
-    procedure: u32,
-    args: &A,
-) -> Result<(), RpcError> {
-    let header = template.header(xid, procedure);
-    match write_in_place(stream, scratch, max, |w| {
-        header.encode(w)?;
-        args.encode(w)
-    }) {
-        Some(sent) => sent,
-        None => write_call_measured(stream, scratch, max, header, args),
-    }
-}
-
-/// [`write_call`]'s way when the one pass did not do. The header comes by value (two words
-/// and a pointer, in registers) and only this cold path takes its address, so that the
-/// common one keeps it in registers.
-#[cold]
-#[inline(never)]
-fn write_call_measured<W: Write, A: Encode + ?Sized>(
-    stream: &mut W,
-    scratch: &mut Vec<u8>,
-    max: usize,
-    header: TemplateHeader<'_>,
-    args: &A,
-) -> Result<(), RpcError> {
-    write_record_measured(stream, scratch, max, &(&header, args))
 }
 
 /// The one pass of [`write_record`]: when a record of at most `max` bytes and shorter than
@@ -124,11 +82,11 @@ fn write_in_place<W: Write>(
 /// through [`write_record_spilling`]. Out of line, so that the one pass inlines alone.
 #[cold]
 #[inline(never)]
-fn write_record_measured<W: Write, M: Encode + ?Sized>(
+fn write_record_measured<W: Write, M: Encode>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
     max: usize,
-    msg: &M,
+    msg: M,
 ) -> Result<(), RpcError> {
     let len = msg
         .encoded_len(DEFAULT_MAX_DEPTH)
@@ -148,13 +106,11 @@ fn write_record_measured<W: Write, M: Encode + ?Sized>(
         .map_err(|error| RpcError::Marshal { error, sent: false })?;
         return stream.write_all(scratch).map_err(RpcError::Io);
     }
-    write_record_spilling(stream, scratch, len, mark, msg)
+    write_record_spilling(stream, scratch, len, mark, &msg)
 }
 
 /// [`write_record`] of a record of at least the vectored-write threshold: its large slices
-/// go out where they lie, the rest through `scratch`. Kept out of line, so that the short
-/// record's path inlines alone.
-#[inline(never)]
+/// go out where they lie, the rest through `scratch`.
 fn write_record_spilling<W: Write, M: Encode + ?Sized>(
     stream: &mut W,
     scratch: &mut Vec<u8>,
@@ -201,10 +157,11 @@ pub(crate) fn encode_record<M: Encode + ?Sized>(
 /// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first): in one
 /// pass when it fits in `buf`'s room (a buffer used for the datagrams before has it),
 /// otherwise measured first, which also finds the genuine error or length of one that fails.
-pub(crate) fn encode_datagram<M: Encode + ?Sized>(
+/// `msg` is taken by value, as by [`write_record`].
+pub(crate) fn encode_datagram<M: Encode>(
     buf: &mut Vec<u8>,
     max: usize,
-    msg: &M,
+    msg: M,
 ) -> Result<(), RpcError> {
     buf.clear();
     if append_in_place(buf, max, |w| msg.encode(w)).is_some() {
@@ -217,10 +174,10 @@ pub(crate) fn encode_datagram<M: Encode + ?Sized>(
 /// to encode there). Out of line, so that the one pass inlines alone.
 #[cold]
 #[inline(never)]
-fn encode_datagram_measured<M: Encode + ?Sized>(
+fn encode_datagram_measured<M: Encode>(
     buf: &mut Vec<u8>,
     max: usize,
-    msg: &M,
+    msg: M,
 ) -> Result<(), RpcError> {
     let len = msg
         .encoded_len(DEFAULT_MAX_DEPTH)
@@ -237,7 +194,7 @@ mod tests {
     use std::io::{self, IoSlice};
 
     use super::*;
-    use wire_xdr::rpc::CallHeader;
+    use wire_xdr::rpc::{CallHeader, CallTemplate};
 
     /// A stream that records where each written slice lay.
     #[derive(Default)]
@@ -269,7 +226,7 @@ mod tests {
         let data = vec![7u8; 64 * 1024];
         let mut out = Recorder::default();
         let msg = (&CallHeader::new(1, 2, 3, 4), data.as_slice());
-        write_record(&mut out, &mut Vec::new(), 1 << 20, &msg).unwrap();
+        write_record(&mut out, &mut Vec::new(), 1 << 20, msg).unwrap();
         assert!(
             out.slices.contains(&(data.as_ptr() as usize, data.len())),
             "the data was copied: {:?}",
@@ -284,7 +241,7 @@ mod tests {
             &mut out,
             &mut Vec::new(),
             1 << 20,
-            &(&CallHeader::new(1, 2, 3, 4), &[1u8; 100][..]),
+            (&CallHeader::new(1, 2, 3, 4), &[1u8; 100][..]),
         )
         .unwrap();
         assert_eq!(out.slices.iter().filter(|s| s.1 > 0).count(), 1);
@@ -293,19 +250,19 @@ mod tests {
     #[test]
     fn limits_hold_before_sending() {
         let mut out = Recorder::default();
-        let e = write_record(&mut out, &mut Vec::new(), 10, &(1u32, 2u32, 3u32)).unwrap_err();
+        let e = write_record(&mut out, &mut Vec::new(), 10, (1u32, 2u32, 3u32)).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 12, max: 10 }), "{e}");
         assert!(out.bytes.is_empty());
         let mut buf = vec![9];
-        let e = encode_datagram(&mut buf, 3, &1u32).unwrap_err();
+        let e = encode_datagram(&mut buf, 3, 1u32).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
-        encode_datagram(&mut buf, 4, &1u32).unwrap();
+        encode_datagram(&mut buf, 4, 1u32).unwrap();
         assert_eq!(buf, [0, 0, 0, 1]);
         let e = encode_record(&mut buf, 3, &1u32).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 4, max: 3 }), "{e}");
         // With room for the one pass: the same limits and errors.
         let mut buf = Vec::with_capacity(64);
-        let e = encode_datagram(&mut buf, 7, &(1u32, 2u32)).unwrap_err();
+        let e = encode_datagram(&mut buf, 7, (1u32, 2u32)).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 8, max: 7 }), "{e}");
         let e = encode_datagram(&mut buf, 64, &(1u32, Refuses)).unwrap_err();
         assert!(
@@ -313,7 +270,7 @@ mod tests {
             "{e}"
         );
         buf.extend_from_slice(&[9; 5]);
-        encode_datagram(&mut buf, 8, &(1u32, 2u32)).unwrap();
+        encode_datagram(&mut buf, 8, (1u32, 2u32)).unwrap();
         assert_eq!(buf, [0, 0, 0, 1, 0, 0, 0, 2]);
         assert_eq!(buf.capacity(), 64, "encoded where it was");
     }
@@ -335,12 +292,12 @@ mod tests {
         let msg = (&CallHeader::new(1, 2, 3, 4), &[7u32; 3][..]);
         let mut out = Recorder::default();
         let mut scratch = vec![5; 3];
-        write_record(&mut out, &mut scratch, 1 << 20, &msg).unwrap();
+        write_record(&mut out, &mut scratch, 1 << 20, msg).unwrap();
         assert_eq!(out.slices.len(), 1, "{:?}", out.slices);
         let mut buf = Vec::new();
         encode_record(&mut buf, 1 << 20, &msg).unwrap();
         assert_eq!(out.bytes, buf);
-        let e = write_record(&mut Broken, &mut scratch, 1 << 20, &msg).unwrap_err();
+        let e = write_record(&mut Broken, &mut scratch, 1 << 20, msg).unwrap_err();
         assert!(
             matches!(&e, RpcError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe),
             "{e}"
@@ -366,15 +323,16 @@ mod tests {
         let msgs: [&SendOne<'_>; 3] = [
             &|out, scratch| {
                 let msg = (&header, &(1u32, "abc", [5i32; 3].as_slice()));
-                write_record(out, scratch, 1 << 20, &msg).map(|()| record_of(&msg))
+                write_record(out, scratch, 1 << 20, msg).map(|()| record_of(&msg))
             },
             &|out, scratch| {
                 let msg = (&header, &(name.as_str(), ()));
-                write_record(out, scratch, 1 << 20, &msg).map(|()| record_of(&msg))
+                write_record(out, scratch, 1 << 20, msg).map(|()| record_of(&msg))
             },
             &|out, scratch| {
+                // By value: the template's header (`Copy`) and a reference to the arguments.
                 let args = (7u64, name.as_str());
-                write_call(out, scratch, 1 << 20, &template, 9, 4, &args)
+                write_record(out, scratch, 1 << 20, (template.header(9, 4), &args))
                     .map(|()| record_of(&(&header, &args)))
             },
         ];
@@ -416,9 +374,9 @@ mod tests {
         let mut scratch = Vec::with_capacity(1 << 16);
         let mut out = Recorder::default();
         // Room for it in one pass, but over `max`: too large, with its exact length.
-        let e = write_record(&mut out, &mut scratch, 10, &(1u32, 2u32, 3u32)).unwrap_err();
+        let e = write_record(&mut out, &mut scratch, 10, (1u32, 2u32, 3u32)).unwrap_err();
         assert!(matches!(e, RpcError::TooLarge { len: 12, max: 10 }), "{e}");
-        write_record(&mut out, &mut scratch, 12, &(1u32, 2u32, 3u32)).unwrap();
+        write_record(&mut out, &mut scratch, 12, (1u32, 2u32, 3u32)).unwrap();
         assert_eq!(out.bytes, record_of(&(1u32, 2u32, 3u32)));
         // An encoder that fails: the error is the one measuring gives, as without room.
         let mut out = Recorder::default();
@@ -428,7 +386,12 @@ mod tests {
             "{e}"
         );
         let template = CallTemplate::none(1, 2);
-        let e = write_call(&mut out, &mut scratch, 1 << 20, &template, 1, 2, &Refuses);
+        let e = write_record(
+            &mut out,
+            &mut scratch,
+            1 << 20,
+            (template.header(1, 2), Refuses),
+        );
         assert!(
             matches!(&e, Err(RpcError::Marshal { sent: false, .. })),
             "{e:?}"
@@ -443,16 +406,8 @@ mod tests {
         let mut scratch = Vec::with_capacity(1 << 20);
         let template = CallTemplate::none(1, 2);
         let mut out = Recorder::default();
-        write_call(
-            &mut out,
-            &mut scratch,
-            1 << 20,
-            &template,
-            3,
-            4,
-            data.as_slice(),
-        )
-        .unwrap();
+        let msg = (template.header(3, 4), data.as_slice());
+        write_record(&mut out, &mut scratch, 1 << 20, msg).unwrap();
         assert!(
             out.slices.contains(&(data.as_ptr() as usize, data.len())),
             "the data was copied: {:?}",
@@ -468,7 +423,7 @@ mod tests {
     fn an_encoded_record_is_what_write_record_sends() {
         let msg = (&CallHeader::new(1, 2, 3, 4), &[9u8; 40_000][..]);
         let mut wire = Vec::new();
-        write_record(&mut wire, &mut Vec::new(), 1 << 20, &msg).unwrap();
+        write_record(&mut wire, &mut Vec::new(), 1 << 20, msg).unwrap();
         let mut buf = vec![1, 2, 3];
         encode_record(&mut buf, 1 << 20, &msg).unwrap();
         assert_eq!(buf, wire);

@@ -52,7 +52,7 @@ pub use async_client::{AsyncClient, Reply};
 pub use async_server::{AsyncServer, AsyncServerHandle, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
 pub use client::{Client, DEFAULT_RETRY, DEFAULT_TIMEOUT, MAX_DATAGRAM, MAX_RETRY};
 pub use error::RpcError;
-pub use framing::{write_call, write_record};
+pub use framing::write_record;
 pub use server::{Call, Program, Server, ServerHandle, DEFAULT_MAX_CONNECTIONS};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]

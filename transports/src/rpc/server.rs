@@ -226,8 +226,8 @@ impl<'a> Call<'a> {
                 stream,
                 scratch,
                 max,
-            } => write_record(stream, scratch, *max, &msg),
-            ReplyTo::Udp { socket, buf } => encode_datagram(buf, MAX_DATAGRAM, &msg)
+            } => write_record(stream, scratch, *max, msg),
+            ReplyTo::Udp { socket, buf } => encode_datagram(buf, MAX_DATAGRAM, msg)
                 .and_then(|()| Ok(socket.send_to(buf, self.peer).map(drop)?)),
             ReplyTo::Buffer { out, max, .. } => encode_record(out, *max, &msg),
         };

@@ -156,8 +156,8 @@ fn the_blocking_framing_and_the_codec_agree() {
     // Written by the blocking transports' writer, read by the codec.
     let mut wire = Vec::new();
     let msg = (&CallHeader::new(7, 0x2000_0001, 1, 2), &(5i32, 6i32));
-    write_record(&mut wire, &mut Vec::new(), 1 << 20, &msg).unwrap();
-    write_record(&mut wire, &mut Vec::new(), 1 << 20, &msg).unwrap();
+    write_record(&mut wire, &mut Vec::new(), 1 << 20, msg).unwrap();
+    write_record(&mut wire, &mut Vec::new(), 1 << 20, msg).unwrap();
     let fed = feed(&mut RecordCodec::new(), &wire, &[3, 50]);
     assert!(fed.error.is_none());
     assert_eq!(fed.frames.len(), 2);

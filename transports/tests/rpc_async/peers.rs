@@ -53,7 +53,7 @@ pub fn reverse_peer(batch: usize) -> (SocketAddr, JoinHandle<()>) {
             if held.len() == batch {
                 for (xid, x) in held.drain(..).rev() {
                     let (h, r) = reply_to(xid, x);
-                    if write_record(&mut stream, &mut scratch, 1 << 20, &(&h, &r)).is_err() {
+                    if write_record(&mut stream, &mut scratch, 1 << 20, (&h, &r)).is_err() {
                         return;
                     }
                 }

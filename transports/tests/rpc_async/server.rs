@@ -192,7 +192,7 @@ fn a_peer_that_reads_no_replies_is_closed() {
             let mut scratch = Vec::new();
             for i in 0..2000u32 {
                 let call = (&CallHeader::new(i, PROG, VERS, ECHO), data.as_slice());
-                if write_record(&mut s, &mut scratch, 1 << 20, &call).is_err() {
+                if write_record(&mut s, &mut scratch, 1 << 20, call).is_err() {
                     return i;
                 }
             }
@@ -238,7 +238,7 @@ fn hostile_bytes_close_only_their_connection() {
             }
             s.write_all(&wire).unwrap();
             let call = (&CallHeader::new(77, PROG, VERS, ADD), &(3i32, 4i32));
-            write_record(&mut s, &mut Vec::new(), 1 << 16, &call).unwrap();
+            write_record(&mut s, &mut Vec::new(), 1 << 16, call).unwrap();
             let reply = RecordReader::new().read_record(&mut s).unwrap().to_vec();
             let (Message::Reply(h), results) = Message::parse(&reply).unwrap() else {
                 panic!("not a reply: {reply:?}");
@@ -340,7 +340,7 @@ fn shutdown_closes_a_peer_that_reads_no_replies_within_the_grace_period() {
             let mut scratch = Vec::new();
             for i in 0..2000u32 {
                 let call = (&CallHeader::new(i, PROG, VERS, ECHO), data.as_slice());
-                if write_record(&mut s, &mut scratch, 1 << 20, &call).is_err() {
+                if write_record(&mut s, &mut scratch, 1 << 20, call).is_err() {
                     return s;
                 }
             }
