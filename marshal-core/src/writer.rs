@@ -265,28 +265,52 @@ impl<'a> Writer<'a> {
     /// ```
     #[inline(always)]
     pub fn put_slice_zeros(&mut self, src: &[u8], zeros: usize) -> Result<(), Error> {
+        self.put_head_slice_zeros([], src, zeros)
+    }
+
+    /// Appends `head` (a length prefix), then `src`, then `zeros` zero bytes (XDR's counted
+    /// opaque data): [`put`](Self::put) and [`put_slice_zeros`](Self::put_slice_zeros) one
+    /// after the other, with one capacity check for all three. A `src` that is spilled goes
+    /// out after `head` as [`put_slice`](Self::put_slice) would send it.
+    ///
+    /// ```
+    /// let mut out = Vec::new();
+    /// marshal_core::writer::append_to_vec(&mut out, 12, |w| {
+    ///     w.put_head_slice_zeros(5u32.to_be_bytes(), b"abcde", 3)
+    /// })?;
+    /// assert_eq!(out, b"\0\0\0\x05abcde\0\0\0");
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn put_head_slice_zeros<const H: usize>(
+        &mut self,
+        head: [u8; H],
+        src: &[u8],
+        zeros: usize,
+    ) -> Result<(), Error> {
         if src.len() >= self.spill_min {
+            self.put(head)?;
             self.spill_out(src)?;
             return self.put_zeros(zeros);
         }
         let n = src
             .len()
             .checked_add(zeros)
+            .and_then(|n| n.checked_add(H))
             .ok_or_else(|| self.overflow(usize::MAX))?;
         let known = self.known;
         let dst = self.room(n)?;
+        // The zeros first: up to 8 of them are one 8-byte store over the end of the region,
+        // which the head and `src` then overwrite where it reaches into them.
         match dst.last_chunk_mut::<SHORT_ZEROS>() {
-            Some(_) if zeros == 0 => swap::copy_slice_in(known, dst, src),
-            Some(tail) if zeros <= SHORT_ZEROS => {
-                *tail = [MaybeUninit::new(0); SHORT_ZEROS];
-                swap::copy_slice_in(known, &mut dst[..src.len()], src);
-            }
-            _ => {
-                let (head, pad) = dst.split_at_mut(src.len());
-                swap::copy_slice_in(known, head, src);
-                pad.fill(MaybeUninit::new(0));
-            }
+            _ if zeros == 0 => {}
+            Some(tail) if zeros <= SHORT_ZEROS => *tail = [MaybeUninit::new(0); SHORT_ZEROS],
+            _ => dst[n - zeros..].fill(MaybeUninit::new(0)),
         }
+        let (first, rest) = dst.split_at_mut(H);
+        let first: &mut [MaybeUninit<u8>; H] = first.try_into().expect("length H");
+        *first = head.map(MaybeUninit::new);
+        swap::copy_slice_in(known, &mut rest[..src.len()], src);
         self.pos += n;
         Ok(())
     }
@@ -353,18 +377,49 @@ impl<'a> Writer<'a> {
     /// bytes of every word.
     #[inline]
     pub fn put_flat<T>(&mut self, items: &[T], proof: Flat<T>, swap: bool) -> Result<(), Error> {
+        self.put_head_flat([], items, proof, swap)
+    }
+
+    /// Appends `head` (an array's length prefix) and then flat values as
+    /// [`put_flat`](Self::put_flat) does, with one capacity check for both. Values that are
+    /// spilled go out after `head` as `put_flat` would send them.
+    ///
+    /// ```
+    /// use marshal_core::Flat;
+    /// let mut out = Vec::new();
+    /// let items = [1u16, 2];
+    /// marshal_core::writer::append_to_vec(&mut out, 6, |w| {
+    ///     w.put_head_flat(2u16.to_be_bytes(), &items, Flat::<u16>::PRIMITIVE, cfg!(target_endian = "little"))
+    /// })?;
+    /// assert_eq!(out, [0, 2, 0, 1, 0, 2]);
+    /// # Ok::<(), marshal_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn put_head_flat<const H: usize, T>(
+        &mut self,
+        head: [u8; H],
+        items: &[T],
+        proof: Flat<T>,
+        swap: bool,
+    ) -> Result<(), Error> {
         let src = bytes_of(items, proof);
         if src.len() >= self.spill_min && (!swap || proof.width() == 1) {
+            self.put(head)?;
             return self.spill_out(src);
         }
-        let dst = self.room(src.len())?;
+        // Both lengths are of objects in memory, so at most `isize::MAX` each: no overflow.
+        let n = H + src.len();
+        let dst = self.room(n)?;
+        let (first, dst) = dst.split_at_mut(H);
+        let first: &mut [MaybeUninit<u8>; H] = first.try_into().expect("length H");
+        *first = head.map(MaybeUninit::new);
         match (swap, proof.width()) {
             (false, _) | (true, 1) => swap::copy(dst, src),
             (true, 2) => swap::copy_swap2(dst, src),
             (true, 4) => swap::copy_swap4(dst, src),
             (true, _) => swap::copy_swap8(dst, src),
         }
-        self.pos += src.len();
+        self.pos += n;
         Ok(())
     }
 
@@ -882,6 +937,97 @@ mod tests {
         }
     }
 
+    /// `put_head_slice_zeros` writes what `put` and then `put_slice_zeros` write, in every
+    /// branch of the zeros (none; a store over the end that also reaches over the head, when
+    /// the region is 8 to 11 bytes; a region under 8 bytes; more zeros than one store covers),
+    /// over stale bytes; one byte short of the head, the slice and the zeros together, it
+    /// fails with nothing written.
+    #[test]
+    fn head_slice_and_zeros_are_those_of_put_then_put_slice_zeros() {
+        let head = [0xa0, 0xa1, 0xa2, 0xa3];
+        for len in 0..40 {
+            let src: Vec<u8> = (1..=len as u8).collect();
+            for zeros in 0..12 {
+                let n = 4 + len + zeros;
+                for extra in [0, 1, 9] {
+                    let one = over_stale(n + extra, |w| {
+                        w.put_head_slice_zeros(head, &src, zeros).unwrap();
+                        assert_eq!(w.written(), n);
+                    });
+                    let two = over_stale(n + extra, |w| {
+                        w.put(head).unwrap();
+                        w.put_slice_zeros(&src, zeros).unwrap();
+                    });
+                    assert_eq!(one, two, "len {len}, zeros {zeros}, extra room {extra}");
+                }
+                let out = over_stale(n - 1, |w| {
+                    assert!(w.put_head_slice_zeros(head, &src, zeros).is_err());
+                    assert_eq!(w.written(), 0);
+                });
+                assert!(out.iter().all(|&b| b == 7), "len {len}, zeros {zeros}");
+            }
+        }
+    }
+
+    /// `put_head_flat` writes what `put` and then `put_flat` write, copied or swapped at every
+    /// width, over stale bytes; one byte short it fails with nothing written; spilled, the head
+    /// goes out before the values, which still leave from where they lie.
+    #[test]
+    fn head_and_flat_values_are_those_of_put_then_put_flat() {
+        fn check<T>(items: &[T], proof: Flat<T>) {
+            let head = [0xa0, 0xa1, 0xa2, 0xa3];
+            let n = 4 + core::mem::size_of_val(items);
+            for swap in [false, true] {
+                let one = over_stale(n + 3, |w| {
+                    w.put_head_flat(head, items, proof, swap).unwrap();
+                    assert_eq!(w.written(), n);
+                });
+                let two = over_stale(n + 3, |w| {
+                    w.put(head).unwrap();
+                    w.put_flat(items, proof, swap).unwrap();
+                });
+                assert_eq!(one, two, "{} items, swap {swap}", items.len());
+                let out = over_stale(n - 1, |w| {
+                    assert!(w.put_head_flat(head, items, proof, swap).is_err());
+                    assert_eq!(w.written(), 0);
+                });
+                assert!(out.iter().all(|&b| b == 7));
+            }
+        }
+        let words: Vec<u64> = (0..70)
+            .map(|i| 0x0102_0304_0506_0708_u64 << (i % 8))
+            .collect();
+        for k in [0, 1, 3, 8, 33, 70] {
+            check(&words[..k], Flat::<u64>::PRIMITIVE);
+            let w4: Vec<u32> = words[..k]
+                .iter()
+                .map(|&x| x as u32 ^ (x >> 32) as u32)
+                .collect();
+            check(&w4, Flat::<u32>::PRIMITIVE);
+            let w2: Vec<u16> = w4.iter().map(|&x| x as u16).collect();
+            check(&w2, Flat::<u16>::PRIMITIVE);
+            let w1: Vec<u8> = w4.iter().map(|&x| x as u8).collect();
+            check(&w1, Flat::<u8>::PRIMITIVE);
+        }
+        let mut c = Collect(Vec::new(), Vec::new());
+        let p = Flat::<u16>::PRIMITIVE;
+        write_spilling(&mut Vec::new(), 2 + 4 + 2 + 4, &mut c, |w| {
+            w.put_head_flat([1, 2], &[0x0304u16, 0x0506], p, false)?; // spilled after its head
+            w.put_head_flat([7, 8], &[0x090a_u16, 0x0b0c], p, true) // swapped: gathered
+        })
+        .unwrap();
+        let mut want = vec![1, 2];
+        want.extend([0x0304u16, 0x0506].iter().flat_map(|x| x.to_ne_bytes()));
+        want.extend([7, 8]);
+        want.extend(
+            [0x090a_u16, 0x0b0c]
+                .iter()
+                .flat_map(|x| x.swap_bytes().to_ne_bytes()),
+        );
+        assert_eq!(c.0, want);
+        assert_eq!(c.1, [4, 0]);
+    }
+
     /// A string that may hold no NUL, after 0–63 bytes (every destination phase the short
     /// copy distinguishes), of lengths around and across the short copy's bound, with 0–9
     /// zeros, over stale bytes: exact bytes and zeros; with a NUL (at a place that moves
@@ -949,6 +1095,18 @@ mod tests {
         })
         .unwrap();
         assert_eq!(c.0, [1, 2, 0, 0, 3, 4, 5, 6, 7, 0, 0, 0, 8, 9, 10, 0]);
+        assert_eq!(c.1, [5, 0]);
+        // With a head: it goes out before the spilled slice, and the zeros after it.
+        let mut c = Collect(Vec::new(), Vec::new());
+        write_spilling(&mut Vec::new(), 2 + 5 + 3 + 2 + 1 + 3, &mut c, |w| {
+            w.put_head_slice_zeros([0xa, 0xb], &[3, 4, 5, 6, 7], 3)?; // spilled
+            w.put_head_slice_zeros([0xc, 0xd], &[8], 3) // gathered
+        })
+        .unwrap();
+        assert_eq!(
+            c.0,
+            [0xa, 0xb, 3, 4, 5, 6, 7, 0, 0, 0, 0xc, 0xd, 8, 0, 0, 0]
+        );
         assert_eq!(c.1, [5, 0]);
     }
 

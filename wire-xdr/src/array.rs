@@ -5,7 +5,7 @@ use core::mem::MaybeUninit;
 
 use marshal_core::{Error, Flat, Reader, SizeClass, Writer};
 
-use crate::opaque::{put_len, take_len};
+use crate::opaque::take_len;
 use crate::{Decode, Encode, SWAP};
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
@@ -77,8 +77,7 @@ impl<T: Encode> Encode for [T] {
                 limit: marshal_core::reader::MAX_EMPTY_ELEMS as u64,
             }));
         }
-        put_len(w, self.len())?;
-        T::encode_elems(self, w)
+        T::encode_counted(self, w)
     }
 }
 

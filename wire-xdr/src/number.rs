@@ -81,6 +81,10 @@ impl Encode for u8 {
     fn encode_elems(items: &[Self], w: &mut Writer<'_>) -> Result<(), Error> {
         crate::opaque::put_opaque(w, items)
     }
+    #[inline]
+    fn encode_counted(items: &[Self], w: &mut Writer<'_>) -> Result<(), Error> {
+        crate::opaque::put_counted_opaque(w, items)
+    }
 }
 
 impl<'de> Decode<'de> for u8 {

@@ -7,11 +7,11 @@ use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
 use crate::{padding, Decode, Encode};
 
-/// Appends a 32-bit length prefix.
+/// The 32-bit length prefix of `n` bytes or items, or `TooLong` at the writer's position.
 #[inline(always)]
-pub(crate) fn put_len(w: &mut Writer<'_>, n: usize) -> Result<(), Error> {
+pub(crate) fn len_word(w: &Writer<'_>, n: usize) -> Result<[u8; 4], Error> {
     match u32::try_from(n) {
-        Ok(n) => w.put(n.to_be_bytes()),
+        Ok(n) => Ok(n.to_be_bytes()),
         Err(_) => Err(w.error(ErrorKind::TooLong { len: n })),
     }
 }
@@ -26,6 +26,13 @@ pub(crate) fn take_len(r: &mut Reader<'_>) -> Result<usize, Error> {
 #[inline]
 pub(crate) fn put_opaque(w: &mut Writer<'_>, data: &[u8]) -> Result<(), Error> {
     w.put_slice_zeros(data, padding(data.len()))
+}
+
+/// Appends variable-length opaque data: its length, the bytes and their zero padding (one
+/// capacity check, one copy).
+#[inline]
+pub(crate) fn put_counted_opaque(w: &mut Writer<'_>, data: &[u8]) -> Result<(), Error> {
+    w.put_head_slice_zeros(len_word(w, data.len())?, data, padding(data.len()))
 }
 
 /// Borrows `n` opaque bytes and checks their padding is zero. A length beyond the input fails
@@ -65,8 +72,7 @@ impl Encode for str {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        put_len(w, self.len())?;
-        put_opaque(w, self.as_bytes())
+        put_counted_opaque(w, self.as_bytes())
     }
 }
 

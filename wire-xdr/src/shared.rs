@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use marshal_core::{BytesStr, Error, Reader, SizeClass, Writer};
 
-use crate::opaque::{opaque_len, put_len, put_opaque, take_len, take_opaque, take_str};
+use crate::opaque::{opaque_len, put_counted_opaque, take_len, take_opaque, take_str};
 use crate::{Decode, Encode};
 
 impl Encode for Bytes {
@@ -17,8 +17,7 @@ impl Encode for Bytes {
     }
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        put_len(w, self.len())?;
-        put_opaque(w, self)
+        put_counted_opaque(w, self)
     }
 }
 

@@ -75,6 +75,22 @@ pub trait Encode {
             _ => each(w),
         }
     }
+
+    /// Appends an array's length prefix and then its elements (`[T]`'s encoding, after its
+    /// element-count check): flat elements go in with the length, under one capacity check.
+    #[doc(hidden)]
+    #[inline]
+    fn encode_counted(items: &[Self], w: &mut Writer<'_>) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        let head = crate::opaque::len_word(w, items.len())?;
+        if let Some(proof) = Self::FLAT {
+            return w.put_head_flat(head, items, proof, SWAP);
+        }
+        w.put(head)?;
+        Self::encode_elems(items, w)
+    }
 }
 
 /// Types that can be decoded from XDR, possibly borrowing from the input (`'de`).
