@@ -34,5 +34,14 @@ pub(crate) const fn padding(n: usize) -> usize {
     (4 - (n & 3)) & 3
 }
 
+/// The 32-bit length prefix of `n` bytes or items, or `TooLong` at the writer's position.
+#[inline(always)]
+pub(crate) fn len_word(w: &Writer<'_>, n: usize) -> Result<[u8; 4], Error> {
+    match u32::try_from(n) {
+        Ok(n) => Ok(n.to_be_bytes()),
+        Err(_) => Err(w.error(ErrorKind::TooLong { len: n })),
+    }
+}
+
 /// XDR is big-endian: words are swapped on little-endian hosts.
 pub(crate) const SWAP: bool = cfg!(target_endian = "little");

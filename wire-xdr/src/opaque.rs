@@ -5,16 +5,7 @@ use std::borrow::Cow;
 
 use marshal_core::{Error, ErrorKind, Reader, SizeClass, Writer};
 
-use crate::{padding, Decode, Encode};
-
-/// The 32-bit length prefix of `n` bytes or items, or `TooLong` at the writer's position.
-#[inline(always)]
-pub(crate) fn len_word(w: &Writer<'_>, n: usize) -> Result<[u8; 4], Error> {
-    match u32::try_from(n) {
-        Ok(n) => Ok(n.to_be_bytes()),
-        Err(_) => Err(w.error(ErrorKind::TooLong { len: n })),
-    }
-}
+use crate::{len_word, padding, Decode, Encode};
 
 /// Reads a 32-bit length prefix.
 #[inline(always)]

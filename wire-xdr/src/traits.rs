@@ -84,7 +84,7 @@ pub trait Encode {
     where
         Self: Sized,
     {
-        let head = crate::opaque::len_word(w, items.len())?;
+        let head = crate::len_word(w, items.len())?;
         if let Some(proof) = Self::FLAT {
             return w.put_head_flat(head, items, proof, SWAP);
         }
