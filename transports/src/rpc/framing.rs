@@ -88,22 +88,13 @@ fn write_record_measured<W: Write, M: Encode>(
     max: usize,
     msg: M,
 ) -> Result<(), RpcError> {
-    let len = msg
-        .encoded_len(DEFAULT_MAX_DEPTH)
-        .map_err(|error| RpcError::Marshal { error, sent: false })?;
-    if len > max {
-        return Err(RpcError::TooLarge { len, max });
-    }
-    let mark = record_mark(len).map_err(|error| RpcError::Marshal { error, sent: false })?;
+    let len = measured(&msg, max)?;
+    let mark = record_mark(len).map_err(unsent)?;
     if 4 + len < VECTORED_MIN {
         // Too short to hold a slice that would spill: the record is gathered whole in
         // `scratch` (one capacity check) and goes out with one write.
         scratch.clear();
-        append_to_vec(scratch, 4 + len, |w| {
-            w.put(mark)?;
-            msg.encode(w)
-        })
-        .map_err(|error| RpcError::Marshal { error, sent: false })?;
+        append_record(scratch, len, mark, &msg)?;
         return stream.write_all(scratch).map_err(RpcError::Io);
     }
     write_record_spilling(stream, scratch, len, mark, &msg)
@@ -140,18 +131,37 @@ pub(crate) fn encode_record<M: Encode + ?Sized>(
     msg: &M,
 ) -> Result<(), RpcError> {
     buf.clear();
-    let len = msg
-        .encoded_len(DEFAULT_MAX_DEPTH)
-        .map_err(|error| RpcError::Marshal { error, sent: false })?;
+    let len = measured(msg, max)?;
+    let mark = record_mark(len).map_err(unsent)?;
+    append_record(buf, len, mark, msg)
+}
+
+/// The encoded length of `msg`, which must be at most `max`.
+fn measured<M: Encode + ?Sized>(msg: &M, max: usize) -> Result<usize, RpcError> {
+    let len = msg.encoded_len(DEFAULT_MAX_DEPTH).map_err(unsent)?;
     if len > max {
         return Err(RpcError::TooLarge { len, max });
     }
-    let mark = record_mark(len).map_err(|error| RpcError::Marshal { error, sent: false })?;
+    Ok(len)
+}
+
+/// Appends `mark` and then `msg`, measured at `len` bytes, to `buf`.
+fn append_record<M: Encode + ?Sized>(
+    buf: &mut Vec<u8>,
+    len: usize,
+    mark: [u8; 4],
+    msg: &M,
+) -> Result<(), RpcError> {
     append_to_vec(buf, 4 + len, |w| {
         w.put(mark)?;
         msg.encode(w)
     })
-    .map_err(|error| RpcError::Marshal { error, sent: false })
+    .map_err(unsent)
+}
+
+/// A marshalling error raised before anything was sent.
+fn unsent(error: marshal_core::Error) -> RpcError {
+    RpcError::Marshal { error, sent: false }
 }
 
 /// Encodes `msg` as one datagram of at most `max` bytes into `buf` (cleared first): in one
@@ -179,14 +189,8 @@ fn encode_datagram_measured<M: Encode>(
     max: usize,
     msg: M,
 ) -> Result<(), RpcError> {
-    let len = msg
-        .encoded_len(DEFAULT_MAX_DEPTH)
-        .map_err(|error| RpcError::Marshal { error, sent: false })?;
-    if len > max {
-        return Err(RpcError::TooLarge { len, max });
-    }
-    append_to_vec(buf, len, |w| msg.encode(w))
-        .map_err(|error| RpcError::Marshal { error, sent: false })
+    let len = measured(&msg, max)?;
+    append_to_vec(buf, len, |w| msg.encode(w)).map_err(unsent)
 }
 
 #[cfg(test)]
